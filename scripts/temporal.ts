@@ -1,0 +1,129 @@
+// Finds or provides the `temporal` CLI and runs its dev server (SQLite file, Web UI).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { SA, SEARCH_ATTRIBUTE_NAMES } from '../workflows/shared/search-attributes.js';
+
+/** Newest CLI tag whose go.mod has no `replace` directives, so `go install` works. */
+const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+const CACHE_BIN = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service', 'bin');
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * TEMPORAL_CLI_PATH, then `temporal` on PATH, then our cache, then a one-time `go install` into
+ * the cache. Returns undefined when none works (callers fall back to @temporalio/testing's download).
+ */
+export function findTemporalCli(log: (msg: string) => void = console.error): string | undefined {
+  if (process.env.TEMPORAL_CLI_PATH) {
+    if (existsSync(process.env.TEMPORAL_CLI_PATH)) return process.env.TEMPORAL_CLI_PATH;
+    throw new Error(`TEMPORAL_CLI_PATH=${process.env.TEMPORAL_CLI_PATH} does not exist`);
+  }
+  const found = onPath('temporal') ?? (existsSync(join(CACHE_BIN, 'temporal')) ? join(CACHE_BIN, 'temporal') : undefined);
+  if (found) return found;
+  if (!onPath('go')) return undefined;
+  log(`Building the Temporal CLI once with 'go install ${CLI_MODULE}' into ${CACHE_BIN} (several minutes)...`);
+  mkdirSync(CACHE_BIN, { recursive: true });
+  const result = spawnSync('go', ['install', CLI_MODULE], { env: { ...process.env, GOBIN: CACHE_BIN }, stdio: 'inherit' });
+  if (result.status === 0 && existsSync(join(CACHE_BIN, 'temporal'))) return join(CACHE_BIN, 'temporal');
+  log('go install of the Temporal CLI failed.');
+  return undefined;
+}
+
+export function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const socket = createConnection({ port, host });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', () => {
+        socket.destroy();
+        if (Date.now() > deadline) reject(new Error(`nothing listening on ${host}:${port} after ${timeoutMs} ms`));
+        else setTimeout(attempt, 200);
+      });
+    };
+    attempt();
+  });
+}
+
+export type DevServer = { address: string; uiUrl?: string; stop(): Promise<void> };
+
+export type DevServerOptions = { port: number; uiPort?: number; dbFile?: string; headless?: boolean; log?: (msg: string) => void };
+
+/** Starts `temporal server start-dev` with our search attributes registered. */
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const log = opts.log ?? console.error;
+  const cli = findTemporalCli(log);
+  const saArgs = SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]);
+  if (!cli) return startDownloadedDevServer(opts, log);
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn', ...saArgs];
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  if (opts.headless || !opts.uiPort) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
+  const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await Promise.race([
+    waitForPort(opts.port),
+    exited.then(() => {
+      throw new Error(`temporal dev server exited at start:\n${stderr}`);
+    }),
+  ]);
+  return {
+    address: `127.0.0.1:${opts.port}`,
+    uiUrl: opts.uiPort && !opts.headless ? `http://127.0.0.1:${opts.uiPort}` : undefined,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Last resort where there is internet but no Go: the CLI download that @temporalio/testing performs. */
+async function startDownloadedDevServer(opts: DevServerOptions, log: (msg: string) => void): Promise<DevServer> {
+  log('No Temporal CLI found and no Go toolchain: downloading the dev server through @temporalio/testing...');
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port: opts.port,
+      ui: !opts.headless && !!opts.uiPort,
+      uiPort: opts.uiPort,
+      dbFilename: opts.dbFile,
+      searchAttributes: Object.values(SA),
+    },
+  });
+  return {
+    address: `127.0.0.1:${opts.port}`,
+    uiUrl: opts.uiPort && !opts.headless ? `http://127.0.0.1:${opts.uiPort}` : undefined,
+    stop: () => env.teardown(),
+  };
+}
+
+// `npm run temporal:cli` prints the path (building it if needed), for CI and curious users.
+if (process.argv[1]?.endsWith('temporal.ts') && process.argv.includes('--print-path')) {
+  const cli = findTemporalCli();
+  if (!cli) {
+    console.error('Temporal CLI unavailable');
+    process.exit(1);
+  }
+  console.log(cli);
+}

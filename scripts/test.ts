@@ -1,0 +1,78 @@
+// `npm test`: runs every test file against real PostgreSQL and a real Temporal dev server.
+// DATABASE_URL (or TEST_DATABASE_URL) selects a server, whose `shelf_test` database is recreated;
+// without one an embedded PostgreSQL is used. TEMPORAL_ADDRESS selects a Temporal server; without
+// one a dev server is started for the run.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import pg from 'pg';
+import { initORM, migrate } from '../src/db/orm.js';
+import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
+import { startDevServer } from './temporal.js';
+
+const root = resolve(import.meta.dirname, '..');
+const say = (msg: string) => console.error(`[test] ${msg}`);
+const cleanups: (() => Promise<void>)[] = [];
+
+function testFiles(dir: string, filter: string[]): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...testFiles(path, filter));
+    else if (name.endsWith('.test.ts') && (filter.length === 0 || filter.some((f) => relative(root, path).includes(f)))) out.push(path);
+  }
+  return out.sort();
+}
+
+async function recreateDatabase(serverUrl: string, name: string): Promise<string> {
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`drop database if exists ${name} with (force)`);
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+let exitCode = 1;
+try {
+  let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!serverUrl) {
+    say('no DATABASE_URL: starting an embedded PostgreSQL');
+    const db = await startEmbeddedPostgres(join(root, '.data', 'test'), Number(process.env.EMBEDDED_PG_PORT ?? 54330), say);
+    cleanups.push(() => db.stop());
+    serverUrl = db.url;
+  }
+  const databaseUrl = await recreateDatabase(serverUrl, 'shelf_test');
+  const orm = await initORM(databaseUrl);
+  await migrate(orm);
+  await orm.close();
+  say(`database ready: ${new URL(databaseUrl).host}/shelf_test`);
+
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    const server = await startDevServer({ port: Number(process.env.TEST_TEMPORAL_PORT ?? 7244), headless: true, log: say });
+    cleanups.push(() => server.stop());
+    temporalAddress = server.address;
+    say(`Temporal dev server at ${temporalAddress}`);
+  }
+
+  const files = testFiles(join(root, 'test'), process.argv.slice(2));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true' },
+    },
+  );
+  exitCode = await new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));
+} catch (err) {
+  console.error(err);
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+}
+process.exit(exitCode);

@@ -1,0 +1,148 @@
+// Admin CLI: `npm run cli -- <command> [options] [--json]`. See README "Admin CLI".
+import { parseArgs } from 'node:util';
+import { config } from '../config.js';
+import { initORM, migrate } from '../db/orm.js';
+import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
+import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
+import { createServices } from '../services.js';
+import { createTemporalClient } from '../temporal/client.js';
+import { ensureSearchAttributes } from '../temporal/setup.js';
+
+const USAGE = `Usage: npm run cli -- <command> [options] [--json]
+
+  org:create     --name <name> [--plan ${PLAN_TIERS.join('|')}] [--credits <n>]
+  org:list
+  org:set-plan   --org <org_id> --plan <tier>
+  credits:grant  --org <org_id> --amount <n> [--pool plan|payg]
+  credits:show   --org <org_id>
+  key:create     --org <org_id> --role ${API_KEY_ROLES.join('|')} [--name <label>]
+  key:list       --org <org_id>
+  key:revoke     --org <org_id> --key <key_id>
+  migrate        apply pending database migrations
+  temporal:setup register the search attributes on TEMPORAL_ADDRESS`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    plan: { type: 'string' },
+    credits: { type: 'string' },
+    org: { type: 'string' },
+    amount: { type: 'string' },
+    pool: { type: 'string' },
+    role: { type: 'string' },
+    key: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+class UsageError extends Error {}
+
+function need(name: keyof typeof values): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+function int(name: keyof typeof values): number {
+  const n = Number(need(name));
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer`);
+  return n;
+}
+function oneOf<T extends string>(name: keyof typeof values, allowed: readonly T[], fallback?: T): T {
+  const v = (values[name] as string | undefined) ?? fallback;
+  if (!v || !allowed.includes(v as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+function print(result: unknown, human: string): void {
+  console.log(values.json ? JSON.stringify(result, null, 2) : human);
+}
+
+const command = positionals[0];
+if (!command || values.help) {
+  console.log(USAGE);
+  process.exit(command ? 0 : 1);
+}
+
+const cfg = config();
+const orm = await initORM(cfg.DATABASE_URL);
+try {
+  const s = createServices(orm.em.fork());
+  switch (command) {
+    case 'migrate': {
+      const applied = await migrate(orm);
+      print({ applied }, applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+      break;
+    }
+    case 'org:create': {
+      const org = await s.organisations.create({
+        name: need('name'),
+        plan: oneOf<PlanTier>('plan', PLAN_TIERS, 'free'),
+        credits: values.credits === undefined ? undefined : int('credits'),
+      });
+      const balance = await s.credits.balance(org.id);
+      print({ id: org.id, name: org.name, plan: org.plan, credits: balance.remaining }, `created ${org.id} (${org.name}, ${org.plan}, ${balance.remaining} credits)`);
+      break;
+    }
+    case 'org:list': {
+      const orgs = await s.organisations.list();
+      const rows = orgs.map((o) => ({ id: o.id, name: o.name, plan: o.plan, planCredits: o.planCredits, paygCredits: o.paygCredits }));
+      print(rows, rows.map((r) => `${r.id}  ${r.plan.padEnd(10)} ${String(r.planCredits + r.paygCredits).padStart(8)} credits  ${r.name}`).join('\n') || '(none)');
+      break;
+    }
+    case 'org:set-plan': {
+      const org = await s.organisations.setPlan(need('org'), oneOf<PlanTier>('plan', PLAN_TIERS));
+      if (!org) throw new UsageError(`no organisation ${values.org}`);
+      print({ id: org.id, plan: org.plan }, `${org.id} is now on ${org.plan}`);
+      break;
+    }
+    case 'credits:grant': {
+      const balance = await s.credits.grant(need('org'), int('amount'), oneOf('pool', ['plan', 'payg'] as const, 'payg'), 'granted by admin CLI');
+      print(balance, `balance: ${balance.remaining} (plan ${balance.plan}, payg ${balance.payg})`);
+      break;
+    }
+    case 'credits:show': {
+      const balance = await s.credits.balance(need('org'));
+      print(balance, `balance: ${balance.remaining} (plan ${balance.plan}, payg ${balance.payg})`);
+      break;
+    }
+    case 'key:create': {
+      const org = await s.organisations.get(need('org'));
+      if (!org) throw new UsageError(`no organisation ${values.org}`);
+      const { key, secret } = await s.apiKeys.create(org.id, oneOf<ApiKeyRole>('role', API_KEY_ROLES), values.name);
+      print({ id: key.id, role: key.role, name: key.name, key: secret }, `${key.id} (${key.role})\n${secret}\nStore this key now: it is shown only once.`);
+      break;
+    }
+    case 'key:list': {
+      const keys = await s.apiKeys.list(need('org'));
+      const rows = keys.map((k) => ({ id: k.id, name: k.name, role: k.role, prefix: k.keyPrefix, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt, createdAt: k.createdAt }));
+      print(rows, rows.map((r) => `${r.id}  ${r.role.padEnd(6)} ${r.prefix}…  ${r.revokedAt ? 'revoked' : 'active '}  ${r.name ?? ''}`).join('\n') || '(none)');
+      break;
+    }
+    case 'key:revoke': {
+      const key = await s.apiKeys.revoke(need('org'), need('key'));
+      print({ id: key.id, revokedAt: key.revokedAt }, `${key.id} revoked`);
+      break;
+    }
+    case 'temporal:setup': {
+      const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+      const added = await ensureSearchAttributes(temporal, cfg.TEMPORAL_NAMESPACE);
+      await temporal.connection.close();
+      print({ added }, added.length ? `registered ${added.join(', ')}` : 'search attributes already registered');
+      break;
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+} catch (err) {
+  if (err instanceof UsageError) {
+    console.error(`${err.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  }
+} finally {
+  await orm.close();
+}

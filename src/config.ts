@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/**
+ * Every environment variable the processes read, parsed once. The README's configuration
+ * table is generated from the same names; keep the two in step.
+ */
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/shelf'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ALLOW_PRIVATE_NETWORK_FETCH: bool.default(false),
+  ANALYSIS_RUNS: z.coerce.number().int().min(1).max(10).default(1),
+  ANALYSIS_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
+  IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
+  IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  RECOGNIZER: z.string().default('local'),
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+let cached: Config | undefined;
+/** The process-wide configuration, parsed on first use. */
+export function config(): Config {
+  cached ??= parseConfig();
+  return cached;
+}

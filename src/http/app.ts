@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { RequestContext } from '@mikro-orm/core';
+import Koa, { type Context, type Next } from 'koa';
+import type { Orm } from '../db/orm.js';
+import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import { parseOrThrow } from '../lib/validation.js';
+import type { Services } from '../services.js';
+import type { TemporalHandle } from '../temporal/client.js';
+import { temporalHealthy } from '../temporal/client.js';
+import { roleAllows, type AuthContext } from './auth-context.js';
+import { jsonBody } from './body.js';
+import { errorHandler } from './error-handler.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { renderReferencePage } from './reference-page.js';
+import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
+import { apiRoutes } from './routes.js';
+
+export const API_PREFIX = '/api/v1';
+
+export type AppDeps = { orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger };
+
+function requestLog(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      logger.info(
+        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    }
+  };
+}
+
+function authenticate(services: Services, publicPaths: Set<string>) {
+  return async (ctx: Context, next: Next) => {
+    if (!ctx.path.startsWith(API_PREFIX) || publicPaths.has(ctx.path)) return next();
+    const owner = await services.apiKeys.authenticate(ctx.get('authorization') || undefined);
+    ctx.state.auth = owner satisfies AuthContext;
+    return next();
+  };
+}
+
+function mount(router: Router, route: RouteDefinition): void {
+  const required = route.role ?? defaultRole(route.method);
+  router[route.method](toRouterPath(route.path), async (ctx: Context) => {
+    const auth = ctx.state.auth as AuthContext;
+    if (route.auth !== false && !roleAllows(auth.role, required)) throw new ForbiddenError(required, auth.role);
+    const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : undefined;
+    const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
+    const rawBody = (ctx.request as { body?: unknown }).body;
+    const body = route.body ? parseOrThrow(route.body, rawBody ?? {}, 'body') : undefined;
+    const result = await route.handler({ params, query, body, auth, ctx });
+    ctx.status = result.status ?? route.status;
+    for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
+    ctx.body = result.body;
+  });
+}
+
+export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] } {
+  const { orm, services, temporal, logger } = deps;
+  const routes = apiRoutes(services);
+  const openapi = buildOpenApiDocument(routes);
+  const referencePage = renderReferencePage(openapi as never);
+
+  const app = new Koa();
+  app.silent = true;
+
+  const health = new Router();
+  health.get('/health/live', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  health.get('/health/ready', async (ctx) => {
+    const [database, temporalOk] = await Promise.all([
+      orm.isConnected().catch(() => false),
+      temporalHealthy(temporal),
+    ]);
+    ctx.status = database && temporalOk ? 200 : 503;
+    ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', database, temporal: temporalOk };
+  });
+
+  const docs = new Router({ prefix: API_PREFIX });
+  docs.get('/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  docs.get('/docs', (ctx) => {
+    ctx.type = 'text/html';
+    ctx.body = referencePage;
+  });
+  const publicPaths = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
+
+  const api = new Router({ prefix: API_PREFIX });
+  for (const route of routes) mount(api, route);
+
+  app.use(requestLog(logger));
+  app.use(errorHandler(logger));
+  app.use(health.routes());
+  app.use(docs.routes());
+  app.use((ctx, next) => RequestContext.create(orm.em, next));
+  app.use(authenticate(services, publicPaths));
+  app.use(jsonBody());
+  app.use(api.routes());
+  app.use(
+    api.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This path does not support that method.'),
+      notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This method is not supported.'),
+    }),
+  );
+  app.use((ctx) => {
+    throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
+  });
+  return { app, routes };
+}

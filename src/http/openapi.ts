@@ -1,0 +1,114 @@
+import { createDocument } from 'zod-openapi';
+import { z } from 'zod';
+import { defaultRole, type RouteDefinition } from './route.js';
+
+export const errorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: 'VALIDATION_FAILED' }),
+      message: z.string().meta({ example: 'Invalid body: imageUrl: Must be an absolute http(s) URL.' }),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+const ERROR_STATUS: Record<string, { status: string; description: string }> = {
+  AUTH_REQUIRED: { status: '401', description: 'AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key).' },
+  INSUFFICIENT_CREDITS: { status: '402', description: 'INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining.' },
+  FORBIDDEN: { status: '403', description: 'FORBIDDEN: the key role is too low for this operation.' },
+  NOT_FOUND: { status: '404', description: 'NOT_FOUND: unknown id or an id of another organisation.' },
+  CONFLICT: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
+  INVALID_TRANSITION: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
+  IDEMPOTENCY_IN_PROGRESS: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
+  PAYLOAD_TOO_LARGE: { status: '413', description: 'PAYLOAD_TOO_LARGE: body over 1 MiB.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: '415', description: 'UNSUPPORTED_MEDIA_TYPE: body is not JSON.' },
+  VALIDATION_FAILED: { status: '422', description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.' },
+  IDEMPOTENCY_KEY_REUSED: { status: '422', description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.' },
+  RATE_LIMITED: { status: '429', description: 'RATE_LIMITED; Retry-After header; details: retryAfter, limit, window.' },
+  INTERNAL_ERROR: { status: '500', description: 'INTERNAL_ERROR; quote X-Request-Id to support.' },
+  SERVICE_UNAVAILABLE: { status: '503', description: 'SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry.' },
+};
+
+function errorCodesFor(route: RouteDefinition): string[] {
+  const codes = new Set<string>(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+  if (route.auth !== false) ['AUTH_REQUIRED', 'FORBIDDEN', 'RATE_LIMITED'].forEach((c) => codes.add(c));
+  if (route.params || route.query || route.body) codes.add('VALIDATION_FAILED');
+  if (route.body) ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'].forEach((c) => codes.add(c));
+  route.errors?.forEach((c) => codes.add(c));
+  return [...codes];
+}
+
+function responseHeaders(auth: boolean) {
+  const headers: Record<string, { description: string; schema: { type: 'string' | 'integer'; format?: string } }> = {
+    'X-Request-Id': { description: 'Unique id of this request (UUID).', schema: { type: 'string', format: 'uuid' } },
+  };
+  if (auth) {
+    headers['X-RateLimit-Limit'] = { description: 'Requests allowed per 60 s in this category.', schema: { type: 'integer' } };
+    headers['X-RateLimit-Remaining'] = { description: 'Requests left in the current window.', schema: { type: 'integer' } };
+    headers['X-RateLimit-Reset'] = { description: 'Unix seconds when the window frees a slot.', schema: { type: 'integer' } };
+  }
+  return headers;
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(routes: RouteDefinition[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const auth = route.auth !== false;
+    const responses: Record<string, unknown> = {
+      [String(route.status)]: {
+        description: route.responseDescription ?? 'Success.',
+        headers: responseHeaders(auth),
+        content: { 'application/json': { schema: route.response } },
+      },
+    };
+    for (const code of errorCodesFor(route)) {
+      const { status, description } = ERROR_STATUS[code]!;
+      responses[status] = { description, content: { 'application/json': { schema: errorSchema } } };
+    }
+    const role = route.role ?? defaultRole(route.method);
+    const path = `/api/v1${route.path}`;
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: [route.description, auth ? `Requires an API key with the \`${role}\` role or higher.` : 'Public: no API key needed.']
+        .filter(Boolean)
+        .join('\n\n'),
+      tags: [route.tag],
+      ...(auth ? {} : { security: [] }),
+      requestParams: {
+        ...(route.params ? { path: route.params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+        ...(['post', 'patch'].includes(route.method) && auth
+          ? {
+              header: z.object({
+                'Idempotency-Key': z.string().max(255).optional().meta({
+                  description: 'Repeat-safe key: the same request with the same key within 24 hours replays the first answer.',
+                }),
+              }),
+            }
+          : {}),
+      },
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+      responses,
+    };
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Shelf Analysis Service API',
+      version: '1.0.0',
+      description:
+        'Turns shelf photos into structured retail data. Every path is under /api/v1; bodies are JSON; single objects come as `{ data }` and lists as `{ data, pagination: { cursor, hasMore } }`; errors as `{ error: { code, message, details? } }`.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `svc_live_` followed by 64 lowercase hex characters.' },
+      },
+    },
+    paths: paths as never,
+  });
+}

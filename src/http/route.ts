@@ -1,0 +1,87 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
+import type { AuthContext } from './auth-context.js';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+/** Error codes an operation can answer with, beyond the ones every authenticated route has. */
+export type ErrorCode =
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'INVALID_TRANSITION'
+  | 'INSUFFICIENT_CREDITS'
+  | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'SERVICE_UNAVAILABLE';
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export type HandlerInput<P, Q, B> = {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  auth: AuthContext;
+  ctx: Context;
+};
+
+export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };
+
+export type RouteDefinition<P extends z.ZodType | undefined = any, Q extends z.ZodType | undefined = any, B extends z.ZodType | undefined = any> = {
+  method: HttpMethod;
+  /** OpenAPI-style path below /api/v1, e.g. `/places/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Minimum key role; defaults from the method (GET read, POST/PATCH write, DELETE admin). */
+  role?: ApiKeyRole;
+  /** False for the few public routes (health, OpenAPI document). */
+  auth?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  status: number;
+  response: z.ZodType;
+  responseDescription?: string;
+  errors?: ErrorCode[];
+  handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>;
+};
+
+export function defineRoute<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  route: RouteDefinition<P, Q, B>,
+): RouteDefinition<P, Q, B> {
+  return route;
+}
+
+export function defaultRole(method: HttpMethod): ApiKeyRole {
+  if (method === 'get') return 'read';
+  if (method === 'delete') return 'admin';
+  return 'write';
+}
+
+/** `/places/{id}` -> `/places/:id` for the router. */
+export function toRouterPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Envelopes shared by every response. */
+export function dataEnvelope<S extends z.ZodType>(schema: S) {
+  return z.object({ data: schema });
+}
+
+export const paginationSchema = z
+  .object({ cursor: z.string().nullable(), hasMore: z.boolean() })
+  .meta({ id: 'Pagination' });
+
+export function listEnvelope<S extends z.ZodType>(schema: S) {
+  return z.object({ data: z.array(schema), pagination: paginationSchema });
+}
+
+export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
+
+export const idParams = (example: string) =>
+  z.object({ id: z.string().min(1).max(100).meta({ description: 'Resource id.', example }) });

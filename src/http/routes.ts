@@ -1,0 +1,10 @@
+import { inventoryRoutes } from '../modules/inventory/inventory.routes.js';
+import { placeRoutes } from '../modules/places/place.routes.js';
+import { projectRoutes } from '../modules/projects/project.routes.js';
+import type { Services } from '../services.js';
+import type { RouteDefinition } from './route.js';
+
+/** Every API route; the router and the OpenAPI document are both built from this list. */
+export function apiRoutes(s: Services): RouteDefinition[] {
+  return [...projectRoutes(s.projects), ...placeRoutes(s.places), ...inventoryRoutes(s.inventory)];
+}

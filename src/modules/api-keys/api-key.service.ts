@@ -1,0 +1,53 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AuthRequiredError, InvalidApiKeyError, NotFoundError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
+import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret.js';
+import { ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
+
+export type CreatedApiKey = { key: ApiKey; secret: string };
+
+export class ApiKeyService {
+  private readonly repo: ApiKeyRepository;
+
+  constructor(private readonly em: EntityManager) {
+    this.repo = new ApiKeyRepository(em, ApiKey);
+  }
+
+  /** Resolves an Authorization header to the key's owner, or throws the matching 401. */
+  async authenticate(header: string | undefined): Promise<KeyOwner> {
+    const match = /^Bearer (\S+)$/.exec(header?.trim() ?? '');
+    const token = match?.[1];
+    if (!token || !API_KEY_PATTERN.test(token)) throw new AuthRequiredError();
+    const owner = await this.repo.findActiveOwner(hashApiKey(token));
+    if (!owner) throw new InvalidApiKeyError();
+    void this.repo.touchLastUsed(owner.apiKeyId).catch(() => undefined);
+    return owner;
+  }
+
+  async create(organisationId: string, role: ApiKeyRole, name?: string | null): Promise<CreatedApiKey> {
+    const secret = generateApiKey();
+    const key = this.em.create(ApiKey, {
+      id: newId('apiKey'),
+      organisationId,
+      role,
+      name: name ?? null,
+      keyHash: hashApiKey(secret),
+      keyPrefix: displayPrefix(secret),
+    });
+    await this.em.flush();
+    return { key, secret };
+  }
+
+  async list(organisationId: string): Promise<ApiKey[]> {
+    return this.repo.find({ organisationId }, { orderBy: { id: 'desc' } });
+  }
+
+  async revoke(organisationId: string, id: string): Promise<ApiKey> {
+    const key = await this.repo.findOne({ id, organisationId });
+    if (!key) throw new NotFoundError('API key', id);
+    key.revokedAt ??= new Date();
+    await this.em.flush();
+    return key;
+  }
+}

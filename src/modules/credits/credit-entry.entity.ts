@@ -1,0 +1,29 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+const p = defineEntity.properties;
+
+export const CREDIT_REASONS = ['grant', 'plan_allocation', 'analysis', 'refund', 'adjustment'] as const;
+export const CREDIT_POOLS = ['plan', 'payg'] as const;
+
+/**
+ * Append-only ledger. The balance columns on the organisation are the running sum of these rows,
+ * updated in the same transaction, so a row exists for every credit that moved.
+ */
+export const CreditEntry = defineEntity({
+  name: 'CreditEntry',
+  tableName: 'credit_entries',
+  properties: {
+    id: p.string().primary(),
+    organisationId: p.string().index(),
+    /** Positive for grants and refunds, negative for consumption. */
+    planDelta: p.integer().default(0),
+    paygDelta: p.integer().default(0),
+    reason: p.enum([...CREDIT_REASONS]),
+    /** For consumption and refunds: the analysis concerned. Unique with reason so a refund happens once. */
+    analysisId: p.string().nullable(),
+    note: p.string().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+  uniques: [{ properties: ['analysisId', 'reason'], name: 'credit_entries_analysis_reason_unique' }],
+});
+export type CreditEntry = InferEntity<typeof CreditEntry>;

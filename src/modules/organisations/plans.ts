@@ -1,0 +1,30 @@
+import type { PlanTier } from './organisation.entity.js';
+
+export type RateLimitCategory = 'analyses' | 'reads' | 'writes';
+
+export type PlanLimits = {
+  rateLimits: Record<RateLimitCategory, number>;
+  maxBatchSize: number;
+  /** Credits granted at the start of each monthly period (our choice; the spec gives none). */
+  monthlyCredits: number;
+};
+
+/** The spec's rate-limit table and decisions.md's batch sizes. Enterprise starts at Scale and is overridden per organisation. */
+export const PLANS: Record<PlanTier, PlanLimits> = {
+  free: { rateLimits: { analyses: 5, reads: 60, writes: 20 }, maxBatchSize: 20, monthlyCredits: 50 },
+  starter: { rateLimits: { analyses: 10, reads: 120, writes: 40 }, maxBatchSize: 50, monthlyCredits: 1_000 },
+  growth: { rateLimits: { analyses: 30, reads: 300, writes: 80 }, maxBatchSize: 100, monthlyCredits: 5_000 },
+  pro: { rateLimits: { analyses: 60, reads: 600, writes: 150 }, maxBatchSize: 150, monthlyCredits: 20_000 },
+  scale: { rateLimits: { analyses: 150, reads: 1200, writes: 300 }, maxBatchSize: 200, monthlyCredits: 100_000 },
+  enterprise: { rateLimits: { analyses: 150, reads: 1200, writes: 300 }, maxBatchSize: 200, monthlyCredits: 0 },
+};
+
+export function limitsFor(plan: PlanTier, custom?: { rateLimits?: Partial<Record<string, number>>; maxBatchSize?: number } | null): PlanLimits {
+  const base = PLANS[plan];
+  if (plan !== 'enterprise' || !custom) return base;
+  return {
+    rateLimits: { ...base.rateLimits, ...(custom.rateLimits as Partial<Record<RateLimitCategory, number>>) },
+    maxBatchSize: custom.maxBatchSize ?? base.maxBatchSize,
+    monthlyCredits: base.monthlyCredits,
+  };
+}

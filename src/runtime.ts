@@ -1,0 +1,27 @@
+import { config, type Config } from './config.js';
+import { initORM, type Orm } from './db/orm.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import { createServices, type Services } from './services.js';
+import { createTemporalClient, type TemporalHandle } from './temporal/client.js';
+
+export type Runtime = { config: Config; orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger; close(): Promise<void> };
+
+/** What every long-running process needs: config parsed once, the ORM, the services, one Temporal client. */
+export async function createRuntime(name: string): Promise<Runtime> {
+  const cfg = config();
+  const logger = createLogger(cfg.LOG_LEVEL, name);
+  const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX);
+  const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+  const services = createServices(orm.em);
+  return {
+    config: cfg,
+    orm,
+    services,
+    temporal,
+    logger,
+    async close() {
+      await temporal.connection.close().catch(() => undefined);
+      await orm.close();
+    },
+  };
+}

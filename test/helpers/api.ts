@@ -1,0 +1,55 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createApp } from '../../src/http/app.js';
+import type { RouteDefinition } from '../../src/http/route.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+
+export type TestApi = {
+  baseUrl: string;
+  runtime: Runtime;
+  routes: RouteDefinition[];
+  request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+};
+
+export type RequestOptions = { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+export type TestResponse = { status: number; headers: Headers; body: any; text: string };
+
+/** A real API process in this test process: real Koa, real PostgreSQL, real Temporal client. */
+export async function startTestApi(): Promise<TestApi> {
+  const runtime = await createRuntime('api-test');
+  const { app, routes } = createApp(runtime);
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', r));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    runtime,
+    routes,
+    request: (method, path, opts) => request(baseUrl, method, path, opts),
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await runtime.close();
+    },
+  };
+}
+
+export async function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${path.startsWith('/api') || path.startsWith('/health') ? path : `/api/v1${path}`}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}

@@ -1,0 +1,17 @@
+import type { PlanTier } from '../../src/modules/organisations/organisation.entity.js';
+import type { Runtime } from '../../src/runtime.js';
+import { createServices } from '../../src/services.js';
+
+export type TestOrg = { id: string; keys: { read: string; write: string; admin: string } };
+
+let counter = 0;
+
+/** A fresh organisation with one key of each role; tests never share tenants. */
+export async function createTestOrg(runtime: Runtime, opts: { plan?: PlanTier; credits?: number; name?: string } = {}): Promise<TestOrg> {
+  const s = createServices(runtime.orm.em.fork());
+  const org = await s.organisations.create({ name: opts.name ?? `Test org ${++counter}`, plan: opts.plan ?? 'scale', credits: opts.credits ?? 0 });
+  const [read, write, admin] = await Promise.all(
+    (['read', 'write', 'admin'] as const).map((role) => createServices(runtime.orm.em.fork()).apiKeys.create(org.id, role, `${role} key`)),
+  );
+  return { id: org.id, keys: { read: read!.secret, write: write!.secret, admin: admin!.secret } };
+}
