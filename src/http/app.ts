@@ -105,6 +105,11 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   app.use((ctx, next) => RequestContext.create(orm.em, next));
   app.use(authenticate(services, publicPaths));
   app.use(jsonBody());
+  // Runs last on the way out: anything no router answered is a 404 in the error envelope.
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
+  });
   app.use(api.routes());
   app.use(
     api.allowedMethods({
@@ -113,8 +118,5 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
       notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This method is not supported.'),
     }),
   );
-  app.use((ctx) => {
-    throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
-  });
   return { app, routes };
 }

@@ -27,7 +27,7 @@ function isUnavailable(err: unknown): boolean {
 function fromBodyParser(err: unknown): AppError | undefined {
   const e = err as { status?: number; type?: string; expose?: boolean };
   if (e?.type === 'entity.too.large' || e?.status === 413) return new PayloadTooLargeError(BODY_LIMIT_BYTES);
-  if (e?.status === 400 && (e.type === 'entity.parse.failed' || e.type === 'entity.verify.failed' || e.expose)) {
+  if (e?.status === 400 || err instanceof SyntaxError) {
     return new ValidationError('Malformed JSON in request body.', [{ field: 'body', message: 'Malformed JSON.', code: 'invalid_json' }]);
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {

@@ -1,4 +1,6 @@
-import { temporal as proto } from '@temporalio/proto';
+import protos from '@temporalio/proto';
+
+const proto = protos.temporal;
 import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/shared/search-attributes.js';
 import type { TemporalHandle } from './client.js';
 
