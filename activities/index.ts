@@ -1,10 +1,13 @@
 import type { Config } from '../src/config.js';
 import type { Orm } from '../src/db/orm.js';
-import type { Logger } from '../src/lib/logger.js';
-import type { TemporalHandle } from '../src/temporal/client.js';
+import type { Recognizer } from '../src/modules/recognition/recognizer.js';
+import { createAnalysisActivities } from './analysis.activities.js';
 
-export type ActivityDeps = { orm: Orm; config: Config; temporal: TemporalHandle; logger: Logger };
+export type ActivityDeps = { orm: Orm; config: Config; recognizer: () => Promise<Recognizer> };
 
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+/** Every activity the workers register, built from their dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return { ...createAnalysisActivities(deps) };
 }
+
+export type Activities = ReturnType<typeof createActivities>;

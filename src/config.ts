@@ -14,6 +14,7 @@ const schema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TASK_QUEUE_PREFIX: z.string().default(''),
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),

@@ -7,12 +7,12 @@ import { createTemporalClient, type TemporalHandle } from './temporal/client.js'
 export type Runtime = { config: Config; orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger; close(): Promise<void> };
 
 /** What every long-running process needs: config parsed once, the ORM, the services, one Temporal client. */
-export async function createRuntime(name: string): Promise<Runtime> {
-  const cfg = config();
+export async function createRuntime(name: string, overrides: Partial<Config> = {}): Promise<Runtime> {
+  const cfg = { ...config(), ...overrides };
   const logger = createLogger(cfg.LOG_LEVEL, name);
   const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX);
   const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
-  const services = createServices(orm.em);
+  const services = createServices(orm.em, { config: cfg, temporal: temporal.client, logger });
   return {
     config: cfg,
     orm,

@@ -1,17 +1,33 @@
 import { createServer } from 'node:http';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
+import '../src/modules/recognition/engines/index.js';
+import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
+import { config as appConfig } from '../src/config.js';
 import { createRuntime } from '../src/runtime.js';
-import { TASK_QUEUES } from '../workflows/shared/task-queues.js';
+import { createServices } from '../src/services.js';
+import { taskQueues } from '../workflows/shared/task-queues.js';
 
 /**
  * The worker process: polls the analysis queue (workflows + light activities) and the recognition
  * queue (CPU-heavy activities) with bounded concurrency, so more processes on more machines share the load.
  */
-const runtime = await createRuntime('worker');
+// Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
+const base = appConfig();
+const runtime = await createRuntime('worker', { DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10) });
 const { config, logger } = runtime;
+// The SDK's own logs go through our logger, at our level.
+const sdkLevel: LogLevel = ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
+Runtime.install({
+  logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
+    const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
+    logger[method]({ sdk: meta }, message);
+  }),
+});
+const TASK_QUEUES = taskQueues(config.TASK_QUEUE_PREFIX);
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-const activities = createActivities({ orm: runtime.orm, config, temporal: runtime.temporal, logger });
+let recognizer: Promise<Recognizer> | undefined;
+const activities = createActivities({ orm: runtime.orm, config, recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)) });
 const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
 
 const workers = await Promise.all([
@@ -46,8 +62,22 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     workers.forEach((w) => w.shutdown());
   });
 }
+// The outbox relay: starts workflows whose rows were committed but whose start was never confirmed.
+let sweeping = false;
+const relay = setInterval(() => {
+  if (sweeping) return;
+  sweeping = true;
+  createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger })
+    .analysisStarter()
+    .sweep(10_000)
+    .then((n) => n > 0 && logger.info({ started: n }, 'relay started stranded workflows'))
+    .catch((err) => logger.warn({ err }, 'relay sweep failed'))
+    .finally(() => (sweeping = false));
+}, config.OUTBOX_RELAY_INTERVAL_MS);
+
 logger.info({ taskQueues: Object.values(TASK_QUEUES) }, 'worker started');
 await Promise.all(workers.map((w) => w.run()));
+clearInterval(relay);
 health.close();
 await connection.close();
 await runtime.close();

@@ -1,1 +1,3 @@
-export {};
+// Every workflow the worker registers. Only workflow code and its message definitions live here.
+export { analysisWorkflow, analysisProgressQuery } from './analysis.workflow.js';
+export { batchWorkflow, batchProgressQuery } from './batch.workflow.js';

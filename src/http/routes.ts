@@ -1,3 +1,5 @@
+import { analysisRoutes } from '../modules/analyses/analysis.routes.js';
+import { productRoutes } from '../modules/products/product.routes.js';
 import { inventoryRoutes } from '../modules/inventory/inventory.routes.js';
 import { placeRoutes } from '../modules/places/place.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
@@ -6,5 +8,11 @@ import type { RouteDefinition } from './route.js';
 
 /** Every API route; the router and the OpenAPI document are both built from this list. */
 export function apiRoutes(s: Services): RouteDefinition[] {
-  return [...projectRoutes(s.projects), ...placeRoutes(s.places), ...inventoryRoutes(s.inventory)];
+  return [
+    ...projectRoutes(s.projects),
+    ...placeRoutes(s.places),
+    ...inventoryRoutes(s.inventory),
+    ...analysisRoutes(s.analyses),
+    ...productRoutes(s.products),
+  ];
 }

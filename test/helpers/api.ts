@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import type { RouteDefinition } from '../../src/http/route.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -16,8 +17,8 @@ export type RequestOptions = { key?: string; body?: unknown; rawBody?: string; h
 export type TestResponse = { status: number; headers: Headers; body: any; text: string };
 
 /** A real API process in this test process: real Koa, real PostgreSQL, real Temporal client. */
-export async function startTestApi(): Promise<TestApi> {
-  const runtime = await createRuntime('api-test');
+export async function startTestApi(overrides: Partial<Config> = {}): Promise<TestApi> {
+  const runtime = await createRuntime('api-test', overrides);
   const { app, routes } = createApp(runtime);
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', r));

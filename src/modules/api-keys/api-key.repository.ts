@@ -1,4 +1,5 @@
 import { EntityRepository } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
 import type { ApiKey } from './api-key.entity.js';
 import type { ApiKeyRole } from './api-key.entity.js';
 import type { PlanTier } from '../organisations/organisation.entity.js';
@@ -16,9 +17,8 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
    * next request on every API process.
    */
   async findActiveOwner(keyHash: string): Promise<KeyOwner | null> {
-    const rows = await this.getEntityManager().getConnection().execute<
-      { api_key_id: string; organisation_id: string; role: ApiKeyRole; plan: PlanTier }[]
-    >(
+    const rows = await sql<{ api_key_id: string; organisation_id: string; role: ApiKeyRole; plan: PlanTier }>(
+      this.getEntityManager(),
       `select k.id as api_key_id, k.organisation_id, k.role, o.plan
          from api_keys k join organisations o on o.id = k.organisation_id
         where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
@@ -30,9 +30,8 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
 
   /** Throttled so a busy key costs one write a minute, not one per request. */
   async touchLastUsed(apiKeyId: string): Promise<void> {
-    await this.getEntityManager()
-      .getConnection()
-      .execute(
+    await sql(
+      this.getEntityManager(),
         `update api_keys set last_used_at = now()
           where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
         [apiKeyId],

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import { InsufficientCreditsError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { CreditEntry } from './credit-entry.entity.js';
 
@@ -12,8 +14,7 @@ export class CreditService {
   async grant(organisationId: string, amount: number, pool: CreditPool, note?: string): Promise<Balance> {
     return this.em.transactional(async (em) => {
       const column = pool === 'plan' ? 'plan_credits' : 'payg_credits';
-      const rows = await em.getConnection().execute<{ plan_credits: number; payg_credits: number }[]>(
-        `update organisations set ${column} = ${column} + ?, updated_at = now() where id = ? returning plan_credits, payg_credits`,
+      const rows = await sql<{ plan_credits: number; payg_credits: number }>(em, `update organisations set ${column} = ${column} + ?, updated_at = now() where id = ? returning plan_credits, payg_credits`,
         [amount, organisationId],
       );
       const row = rows[0];
@@ -31,10 +32,69 @@ export class CreditService {
     });
   }
 
+  /**
+   * Takes one credit per analysis, plan credits first, all or nothing. Runs inside the caller's
+   * transaction (the one that creates the analyses). The row lock on the organisation serialises
+   * concurrent submissions, and the guard in the WHERE clause keeps the balance from going negative.
+   */
+  async consume(em: EntityManager, organisationId: string, analysisIds: string[]): Promise<Balance> {
+    const n = analysisIds.length;
+    const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number }>(em, `with o as (select id, plan_credits, payg_credits from organisations where id = ? for update)
+       update organisations t
+          set plan_credits = o.plan_credits - least(o.plan_credits, ?),
+              payg_credits = o.payg_credits - (? - least(o.plan_credits, ?)),
+              updated_at = now()
+         from o
+        where t.id = o.id and o.plan_credits + o.payg_credits >= ?
+       returning least(o.plan_credits, ?) as plan_taken, t.plan_credits, t.payg_credits`,
+      [organisationId, n, n, n, n, n],
+    );
+    const row = rows[0];
+    if (!row) {
+      const balance = await this.balanceIn(em, organisationId);
+      throw new InsufficientCreditsError(n, balance.remaining);
+    }
+    analysisIds.forEach((analysisId, i) => {
+      const fromPlan = i < row.plan_taken;
+      em.create(CreditEntry, {
+        id: newId('creditEntry'),
+        organisationId,
+        planDelta: fromPlan ? -1 : 0,
+        paygDelta: fromPlan ? 0 : -1,
+        reason: 'analysis',
+        analysisId,
+      });
+    });
+    return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };
+  }
+
+  /**
+   * Gives a failed analysis its credit back, to the pool it came from, exactly once: the ledger's
+   * unique (analysis, reason) makes a second refund insert nothing and change nothing.
+   */
+  async refund(em: EntityManager, analysisId: string): Promise<boolean> {
+    const inserted = await sql<{ organisation_id: string; plan_delta: number; payg_delta: number }>(em, `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, created_at)
+       select ?, organisation_id, -plan_delta, -payg_delta, 'refund', analysis_id, now()
+         from credit_entries where analysis_id = ? and reason = 'analysis'
+       on conflict (analysis_id, reason) do nothing
+       returning organisation_id, plan_delta, payg_delta`,
+      [newId('creditEntry'), analysisId],
+    );
+    const row = inserted[0];
+    if (!row) return false;
+    await sql(em, 
+      `update organisations set plan_credits = plan_credits + ?, payg_credits = payg_credits + ?, updated_at = now() where id = ?`,
+      [row.plan_delta, row.payg_delta, row.organisation_id],
+    );
+    return true;
+  }
+
   async balance(organisationId: string): Promise<Balance> {
-    const rows = await this.em
-      .getConnection()
-      .execute<{ plan_credits: number; payg_credits: number }[]>(`select plan_credits, payg_credits from organisations where id = ?`, [organisationId]);
+    return this.balanceIn(this.em, organisationId);
+  }
+
+  private async balanceIn(em: EntityManager, organisationId: string): Promise<Balance> {
+    const rows = await sql<{ plan_credits: number; payg_credits: number }>(em, `select plan_credits, payg_credits from organisations where id = ?`, [organisationId]);
     const row = rows[0];
     if (!row) throw new Error(`organisation ${organisationId} does not exist`);
     return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };

@@ -1,0 +1,95 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { resolveOutbound, type ResolvedTarget } from './address-guard.js';
+
+export type OutboundResponse = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  /** True when the body was longer than maxBytes and was cut. */
+  truncated: boolean;
+  finalUrl: string;
+};
+
+export type OutboundRequest = {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  timeoutMs: number;
+  maxBytes: number;
+  /** Redirects to follow, each re-checked; 0 = answer with the 3xx itself. */
+  maxRedirects?: number;
+  /** Above maxBytes: throw (image fetch) or cut and flag (webhook response excerpts). */
+  onOversize?: 'throw' | 'truncate';
+  allowPrivate: boolean;
+};
+
+export class OversizeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`Response larger than ${maxBytes} bytes`);
+    this.name = 'OversizeError';
+  }
+}
+
+/** A dispatcher whose every connection goes to the address we checked, whatever DNS says later. */
+function pinnedAgent(target: ResolvedTarget, timeoutMs: number): Agent {
+  return new Agent({
+    connect: {
+      timeout: timeoutMs,
+      lookup: (_host, _opts, cb) => cb(null, [{ address: target.address, family: target.family }] as never, undefined as never),
+    },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, onOversize: 'throw' | 'truncate') {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    if (size + buf.length > maxBytes) {
+      if (onOversize === 'throw') {
+        body.destroy();
+        throw new OversizeError(maxBytes);
+      }
+      chunks.push(buf.subarray(0, maxBytes - size));
+      body.destroy();
+      return { data: Buffer.concat(chunks), truncated: true };
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  return { data: Buffer.concat(chunks), truncated: false };
+}
+
+/**
+ * Every outbound HTTP request of the product (image fetches, webhooks, callbacks) goes through here:
+ * address guard per hop, pinned connection, hard timeout, capped body.
+ */
+export async function outboundRequest(rawUrl: string, opts: OutboundRequest): Promise<OutboundResponse> {
+  let url = rawUrl;
+  const deadline = AbortSignal.timeout(opts.timeoutMs);
+  for (let hop = 0; ; hop++) {
+    const target = await resolveOutbound(url, opts.allowPrivate);
+    const agent = pinnedAgent(target, opts.timeoutMs);
+    try {
+      const res = await request(target.url, {
+        method: opts.method ?? 'GET',
+        headers: opts.headers,
+        body: opts.body,
+        dispatcher: agent,
+        signal: deadline,
+      });
+      const location = res.headers.location;
+      if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string' && hop < (opts.maxRedirects ?? 0)) {
+        res.body.destroy();
+        url = new URL(location, target.url).toString();
+        continue;
+      }
+      const { data, truncated } = await readCapped(res.body, opts.maxBytes, opts.onOversize ?? 'throw');
+      return { status: res.statusCode, headers: res.headers, body: data, truncated, finalUrl: target.url.toString() };
+    } finally {
+      void agent.close().catch(() => undefined);
+    }
+  }
+}

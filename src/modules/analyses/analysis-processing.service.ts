@@ -1,0 +1,243 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import { newId } from '../../lib/ids.js';
+import type { CreditService } from '../credits/credit.service.js';
+import type { EventService, RecordedEvent } from '../events/event.service.js';
+import { InventoryItem } from '../inventory/inventory-item.entity.js';
+import { Product } from '../products/product.entity.js';
+import { CatalogueMatcher } from '../recognition/catalogue-matcher.js';
+import { mergeRuns } from '../recognition/merge-runs.js';
+import { confidenceLevel, type CatalogueEntry, type RecognizedProduct, type Recognizer } from '../recognition/recognizer.js';
+import { Analysis } from './analysis.entity.js';
+import { AnalysisRun } from './analysis-run.entity.js';
+import { ImageBlob } from './image-blob.entity.js';
+import { fetchImage, type ImageFetchOptions } from './image-fetcher.js';
+
+export type PreparedImage = { totalRuns: number; width: number; height: number } | { alreadyFinal: true };
+
+export type AnalysisOutcome = {
+  analysisId: string;
+  status: 'completed' | 'failed';
+  productCount: number;
+  errorCode: string | null;
+  /** Events written by this call or an earlier attempt of it. */
+  eventIds: string[];
+  taskId: string | null;
+};
+
+const cents = (v: number | string | null | undefined) => (v == null ? null : Math.round(Number(v) * 100));
+
+/** Domain work of one analysis, called by its workflow's activities. Every step is idempotent. */
+export class AnalysisProcessingService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly credits: CreditService,
+    private readonly events: EventService,
+  ) {}
+
+  private async load(analysisId: string): Promise<Analysis> {
+    return this.em.findOneOrFail(Analysis, { id: analysisId });
+  }
+
+  /** Fetches and checks the image, then parks the bytes in the database for the recognition passes. */
+  async prepareImage(analysisId: string, opts: ImageFetchOptions): Promise<PreparedImage> {
+    const analysis = await this.load(analysisId);
+    if (analysis.status !== 'processing') return { alreadyFinal: true };
+    const image = await fetchImage(analysis.imageUrl, opts);
+    await sql(
+      this.em,
+      `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
+       on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`,
+      [analysisId, image.contentType, image.width, image.height, image.bytes],
+    );
+    return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
+  }
+
+  async catalogue(organisationId: string, em: EntityManager = this.em): Promise<CatalogueEntry[]> {
+    const items = await em.find(InventoryItem, { organisationId }, { orderBy: { id: 'asc' } });
+    return items.map((i) => ({
+      sku: i.sku,
+      upc: i.upc ?? null,
+      brand: i.brand,
+      name: i.name,
+      category: i.category ?? null,
+      subcategory: i.subcategory ?? null,
+      sizeValue: i.sizeValue == null ? null : Number(i.sizeValue),
+      sizeUnit: i.sizeUnit ?? null,
+      expectedPrice: i.expectedPrice == null ? null : Number(i.expectedPrice),
+      currency: i.currency ?? null,
+    }));
+  }
+
+  /** One recognition pass; its result row is upserted, so a retried pass overwrites rather than adds. */
+  async recognize(analysisId: string, runIndex: number, recognizer: Recognizer, signal?: AbortSignal): Promise<{ productCount: number }> {
+    const analysis = await this.load(analysisId);
+    const [blob] = await sql<{ bytes: Buffer; content_type: string; width: number; height: number }>(
+      this.em,
+      `select bytes, content_type, width, height from image_blobs where analysis_id = ?`,
+      [analysisId],
+    );
+    if (!blob) throw new Error(`no stored image for ${analysisId}`);
+    const started = Date.now();
+    const products = await recognizer.recognize({
+      image: blob.bytes,
+      contentType: blob.content_type,
+      width: blob.width,
+      height: blob.height,
+      catalogue: await this.catalogue(analysis.organisationId),
+      runIndex,
+      signal,
+    });
+    await this.em.upsert(AnalysisRun, {
+      analysisId,
+      runIndex,
+      status: 'succeeded',
+      recognizer: recognizer.name,
+      products,
+      error: null,
+      durationMs: Date.now() - started,
+      createdAt: new Date(),
+    });
+    return { productCount: products.length };
+  }
+
+  /**
+   * Merges the successful passes, matches the catalogue, writes products, counters, status and the
+   * event in one transaction. The row lock and the status check make a repeat a no-op.
+   */
+  async finalize(analysisId: string, failedPasses: { runIndex: number; message: string }[]): Promise<AnalysisOutcome> {
+    return this.em.transactional(async (em) => {
+      const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
+      const runs = await em.find(AnalysisRun, { analysisId, status: 'succeeded' }, { orderBy: { runIndex: 'asc' } });
+      if (runs.length === 0) {
+        const reason = failedPasses.map((f) => `pass ${f.runIndex + 1}: ${f.message}`).join('; ');
+        return this.failIn(em, analysis, 'RECOGNITION_FAILED', `Every recognition pass failed. ${reason}`.trim());
+      }
+      const merged = mergeRuns(runs.map((r) => r.products ?? []));
+      const matcher = new CatalogueMatcher(await this.catalogue(analysis.organisationId, em));
+      let totalUnits = 0;
+      let totalCents = 0;
+      merged.forEach((p, position) => {
+        const row = this.toProductRow(analysis, p, position, matcher);
+        totalUnits += row.units;
+        const unitCents = cents(row.discountedPrice ?? row.price);
+        if (unitCents != null) totalCents += unitCents * row.units;
+        em.create(Product, row);
+      });
+      analysis.status = 'completed';
+      analysis.completedRuns = runs.length;
+      analysis.failedRuns = analysis.totalRuns - runs.length;
+      analysis.productCount = merged.length;
+      analysis.totalUnits = totalUnits;
+      analysis.totalValue = (totalCents / 100).toFixed(2);
+      analysis.completedAt = new Date();
+      await em.flush();
+      const event = await this.events.record(em, {
+        organisationId: analysis.organisationId,
+        type: 'analysis.completed',
+        dedupeKey: `analysis.completed:${analysis.id}`,
+        analysisId: analysis.id,
+        data: {
+          id: analysis.id,
+          ...(analysis.externalId ? { externalId: analysis.externalId } : {}),
+          ...(analysis.metadata ? { metadata: analysis.metadata } : {}),
+          status: 'completed',
+          totalRuns: analysis.totalRuns,
+          productCount: analysis.productCount,
+          totalUnits: analysis.totalUnits,
+          totalValue: Number(analysis.totalValue),
+          completedAt: analysis.completedAt.toISOString(),
+        },
+      });
+      await em.nativeDelete(ImageBlob, { analysisId });
+      return this.outcome(analysis, [event]);
+    });
+  }
+
+  /** Ends the analysis as failed (image unusable), refunds its credit once, records the event. */
+  async fail(analysisId: string, code: string, message: string): Promise<AnalysisOutcome> {
+    return this.em.transactional(async (em) => {
+      const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: 4 });
+      if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
+      return this.failIn(em, analysis, code, message);
+    });
+  }
+
+  private async failIn(em: EntityManager, analysis: Analysis, code: string, message: string): Promise<AnalysisOutcome> {
+    const succeeded = await em.count(AnalysisRun, { analysisId: analysis.id, status: 'succeeded' });
+    analysis.status = 'failed';
+    analysis.completedRuns = succeeded;
+    analysis.failedRuns = analysis.totalRuns - succeeded;
+    analysis.errorCode = code;
+    analysis.errorMessage = message.slice(0, 2000);
+    analysis.completedAt = new Date();
+    await em.flush();
+    await this.credits.refund(em, analysis.id);
+    const event = await this.events.record(em, {
+      organisationId: analysis.organisationId,
+      type: 'analysis.failed',
+      dedupeKey: `analysis.failed:${analysis.id}`,
+      analysisId: analysis.id,
+      data: {
+        id: analysis.id,
+        ...(analysis.externalId ? { externalId: analysis.externalId } : {}),
+        ...(analysis.metadata ? { metadata: analysis.metadata } : {}),
+        status: 'failed',
+        failedRuns: analysis.failedRuns,
+      },
+    });
+    await em.nativeDelete(ImageBlob, { analysisId: analysis.id });
+    return this.outcome(analysis, [event]);
+  }
+
+  private async outcomeOf(em: EntityManager, analysis: Analysis): Promise<AnalysisOutcome> {
+    const rows = await sql<{ id: string }>(em, `select id from events where dedupe_key = ?`, [`analysis.${analysis.status}:${analysis.id}`]);
+    return this.outcome(analysis, rows.map((r) => ({ id: r.id })));
+  }
+
+  private outcome(analysis: Analysis, events: { id: string }[]): AnalysisOutcome {
+    return {
+      analysisId: analysis.id,
+      status: analysis.status as 'completed' | 'failed',
+      productCount: analysis.productCount,
+      errorCode: analysis.errorCode ?? null,
+      eventIds: events.map((e) => e.id),
+      taskId: analysis.taskId ?? null,
+    };
+  }
+
+  private toProductRow(analysis: Analysis, p: RecognizedProduct, position: number, matcher: CatalogueMatcher) {
+    const match = matcher.match(p);
+    const entry = match.status === 'matched' ? match.entry : null;
+    const score = Math.max(0, Math.min(1, p.confidenceScore));
+    const money = (v: number | null) => (v == null ? null : v.toFixed(2));
+    return {
+      id: newId('product'),
+      organisationId: analysis.organisationId,
+      analysisId: analysis.id,
+      placeId: analysis.placeId ?? null,
+      position,
+      brand: p.brand ?? entry?.brand ?? null,
+      description: p.description ?? entry?.name ?? null,
+      units: Math.max(1, Math.round(p.units)),
+      sku: p.sku ?? entry?.sku ?? null,
+      upc: p.upc ?? entry?.upc ?? null,
+      category: p.category ?? entry?.category ?? null,
+      subcategory: p.subcategory ?? entry?.subcategory ?? null,
+      price: money(p.price),
+      discountedPrice: money(p.discountedPrice),
+      currency: p.currency ?? (p.price != null ? entry?.currency ?? null : null),
+      onSale: p.onSale,
+      confidence: confidenceLevel(score),
+      confidenceScore: score,
+      shelfPosition: p.shelfPosition,
+      shelfSection: p.shelfSection,
+      fixtureType: p.fixtureType,
+      sizeValue: p.sizeValue ?? entry?.sizeValue ?? null,
+      sizeUnit: p.sizeUnit ?? entry?.sizeUnit ?? null,
+      matchedInventorySku: match.entry?.sku ?? null,
+      matchStatus: match.status,
+    };
+  }
+}

@@ -1,0 +1,88 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import type { Logger } from '../../lib/logger.js';
+import type { analysisWorkflow, batchWorkflow } from '../../../workflows/index.js';
+import { SA } from '../../../workflows/shared/search-attributes.js';
+import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import { Analysis } from './analysis.entity.js';
+import { Batch } from './batch.entity.js';
+
+/**
+ * Starts analysis and batch workflows with the entity id as workflow id, then records that the
+ * workflow exists. Starting twice is harmless (the second start finds the first), so the API's
+ * immediate start and the relay's sweep can overlap without doing work twice.
+ */
+export class AnalysisStarter {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly client: Client,
+    private readonly queues: TaskQueues,
+    private readonly logger: Logger,
+  ) {}
+
+  async startAnalysis(a: Analysis): Promise<void> {
+    try {
+      await this.client.workflow.start<typeof analysisWorkflow>('analysisWorkflow', {
+        workflowId: a.id,
+        taskQueue: this.queues.analyses,
+        args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        memo: { imageUrl: a.imageUrl },
+        typedSearchAttributes: [
+          { key: SA.organisationId, value: a.organisationId },
+          { key: SA.analysisId, value: a.id },
+          { key: SA.status, value: 'processing' },
+          ...(a.externalId ? [{ key: SA.externalId, value: a.externalId }] : []),
+          ...(a.placeId ? [{ key: SA.placeId, value: a.placeId }] : []),
+          ...(a.taskId ? [{ key: SA.taskId, value: a.taskId }] : []),
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    await sql(this.em, `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`, [a.id]);
+  }
+
+  async startBatch(b: Batch): Promise<void> {
+    try {
+      await this.client.workflow.start<typeof batchWorkflow>('batchWorkflow', {
+        workflowId: b.id,
+        taskQueue: this.queues.analyses,
+        args: [{ batchId: b.id, recognitionTaskQueue: this.queues.recognition }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        memo: { total: b.total },
+        typedSearchAttributes: [
+          { key: SA.organisationId, value: b.organisationId },
+          { key: SA.batchId, value: b.id },
+          { key: SA.status, value: 'processing' },
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    await sql(this.em, `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`, [b.id]);
+  }
+
+  /** Best effort right after the commit; whatever fails here the relay starts later. */
+  async startSoon(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      this.logger.warn({ err }, 'workflow start deferred to the relay');
+    }
+  }
+
+  /**
+   * The relay: starts workflows for rows committed but never confirmed started, e.g. because the
+   * API process died between its commit and its start call. Returns how many it started.
+   */
+  async sweep(graceMs: number, limit = 100): Promise<number> {
+    const cutoff = new Date(Date.now() - graceMs);
+    const analyses = await this.em.find(Analysis, { workflowStartedAt: null, batchId: null, createdAt: { $lt: cutoff } }, { orderBy: { id: 'asc' }, limit });
+    const batches = await this.em.find(Batch, { workflowStartedAt: null, createdAt: { $lt: cutoff } }, { orderBy: { id: 'asc' }, limit });
+    for (const a of analyses) await this.startAnalysis(a);
+    for (const b of batches) await this.startBatch(b);
+    return analyses.length + batches.length;
+  }
+}

@@ -1,0 +1,43 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { tenantProperties } from '../../db/base-properties.js';
+
+const p = defineEntity.properties;
+
+export const ANALYSIS_STATUSES = ['processing', 'completed', 'failed'] as const;
+export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
+
+export const Analysis = defineEntity({
+  name: 'Analysis',
+  tableName: 'analyses',
+  properties: {
+    ...tenantProperties,
+    batchId: p.string().nullable().index(),
+    imageUrl: p.text(),
+    placeId: p.string().nullable(),
+    taskId: p.string().nullable(),
+    externalId: p.string().nullable(),
+    metadata: p.json<Record<string, string>>().nullable(),
+    callbackUrl: p.text().nullable(),
+    /** Needed in clear to sign callbacks; returned to the client once, at submission. */
+    callbackSecret: p.string().nullable(),
+    status: p.enum([...ANALYSIS_STATUSES]).default('processing'),
+    totalRuns: p.integer(),
+    completedRuns: p.integer().default(0),
+    failedRuns: p.integer().default(0),
+    productCount: p.integer().default(0),
+    totalUnits: p.integer().default(0),
+    totalValue: p.decimal('string').precision(14).scale(2).default('0.00'),
+    errorCode: p.string().nullable(),
+    errorMessage: p.text().nullable(),
+    completedAt: p.datetime().nullable(),
+    /** Outbox marker: null until the workflow is known to exist; the relay starts the rest. */
+    workflowStartedAt: p.datetime().nullable(),
+  },
+  indexes: [
+    { properties: ['organisationId', 'id'], name: 'analyses_org_id_index' },
+    { properties: ['organisationId', 'externalId'], name: 'analyses_org_external_id_index' },
+    { properties: ['organisationId', 'placeId'], name: 'analyses_org_place_id_index' },
+    { properties: ['organisationId', 'status'], name: 'analyses_org_status_index' },
+  ],
+});
+export type Analysis = InferEntity<typeof Analysis>;

@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { dataEnvelope, defineRoute, idParams, listEnvelope } from '../../http/route.js';
+import { serializeProduct } from '../products/product.schemas.js';
+import type { AnalysisService } from './analysis.service.js';
+import {
+  analysisDetailSchema,
+  analysisSchema,
+  batchSchema,
+  createAnalysisBody,
+  createBatchBody,
+  listAnalysesQuery,
+  serializeAnalysis,
+  submittedAnalysisSchema,
+  submittedBatchSchema,
+} from './analysis.schemas.js';
+
+export function analysisRoutes(analyses: AnalysisService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/analyses',
+      operationId: 'createAnalysis',
+      summary: 'Submit one shelf image for analysis',
+      description: 'Costs 1 credit, taken at submission; a failed analysis gives it back. Runs asynchronously: poll, or pass callbackUrl, or subscribe a webhook.',
+      tag: 'Analyses',
+      body: createAnalysisBody,
+      status: 202,
+      response: dataEnvelope(submittedAnalysisSchema),
+      errors: ['INSUFFICIENT_CREDITS'],
+      handler: async ({ auth, body }) => {
+        const { analysis, callbackSecret } = await analyses.submit(auth.organisationId, body);
+        return {
+          status: 202,
+          body: {
+            data: {
+              id: analysis.id,
+              status: 'processing',
+              createdAt: analysis.createdAt.toISOString(),
+              externalId: analysis.externalId ?? null,
+              ...(callbackSecret ? { callbackSecret } : {}),
+            },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/analyses/batch',
+      operationId: 'createAnalysisBatch',
+      summary: 'Submit a batch of shelf images',
+      description: "1 credit per image, all or nothing. At most the plan's maxBatchSize images.",
+      tag: 'Analyses',
+      body: createBatchBody,
+      status: 202,
+      response: dataEnvelope(submittedBatchSchema),
+      errors: ['INSUFFICIENT_CREDITS'],
+      handler: async ({ auth, body }) => {
+        const { batch, analyses: rows } = await analyses.submitBatch(auth.organisationId, body.images, body.callbackUrl);
+        return {
+          status: 202,
+          body: {
+            data: {
+              batchId: batch.id,
+              analyses: rows.map(({ analysis, callbackSecret }) => ({
+                id: analysis.id,
+                imageUrl: analysis.imageUrl,
+                status: 'processing',
+                ...(callbackSecret ? { callbackSecret } : {}),
+              })),
+              creditsConsumed: rows.length,
+            },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/analyses',
+      operationId: 'listAnalyses',
+      summary: 'List analyses',
+      tag: 'Analyses',
+      query: listAnalysesQuery,
+      status: 200,
+      response: listEnvelope(analysisSchema),
+      handler: async ({ auth, query }) => {
+        const { cursor, limit, ...filters } = query;
+        const page = await analyses.list(auth.organisationId, filters, { cursor, limit });
+        return { body: { data: page.items.map(serializeAnalysis), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/analyses/batch/{batchId}',
+      operationId: 'getAnalysisBatch',
+      summary: 'Get a batch and the state of its analyses',
+      tag: 'Analyses',
+      params: z.object({ batchId: z.string().min(1).max(100).meta({ example: 'bat_01jdq3x4v6m8c9a1b2c3d4e5f6' }) }),
+      status: 200,
+      response: dataEnvelope(batchSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => {
+        const b = await analyses.getBatch(auth.organisationId, params.batchId);
+        return {
+          body: {
+            data: {
+              id: b.batch.id,
+              status: b.status,
+              total: b.batch.total,
+              processing: b.processing,
+              completed: b.completed,
+              failed: b.failed,
+              createdAt: b.batch.createdAt.toISOString(),
+              analyses: b.analyses.map((a) => ({ id: a.id, imageUrl: a.imageUrl, status: a.status, externalId: a.externalId ?? null })),
+            },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/analyses/{id}',
+      operationId: 'getAnalysis',
+      summary: 'Get an analysis with its products',
+      tag: 'Analyses',
+      params: idParams('an_01jdq3x4v6m8c9a1b2c3d4e5f6'),
+      status: 200,
+      response: dataEnvelope(analysisDetailSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => {
+        const { analysis: a, products } = await analyses.get(auth.organisationId, params.id);
+        return {
+          body: {
+            data: {
+              ...serializeAnalysis(a),
+              imageUrl: a.imageUrl,
+              batchId: a.batchId ?? null,
+              productCount: a.productCount,
+              totalUnits: a.totalUnits,
+              totalValue: Number(a.totalValue),
+              error: a.errorCode ? { code: a.errorCode, message: a.errorMessage ?? '' } : null,
+              products: products.map(serializeProduct),
+            },
+          },
+        };
+      },
+    }),
+  ];
+}

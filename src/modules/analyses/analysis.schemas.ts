@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { cursorParam, limitParam } from '../../lib/pagination.js';
+import { httpsUrl, httpUrl } from '../../lib/validation.js';
+import { productSchema } from '../products/product.schemas.js';
+import { ANALYSIS_STATUSES } from './analysis.entity.js';
+
+export const metadataSchema = z
+  .record(z.string().max(100), z.string().max(500, 'Metadata values are at most 500 characters.'))
+  .refine((m) => Object.keys(m).length <= 10, 'At most 10 metadata keys.')
+  .meta({ description: 'Client tags: at most 10 keys, string values of at most 500 characters.', example: { store: '42', visit: 'morning' } });
+
+const imageFields = {
+  imageUrl: httpUrl.meta({ description: 'Public http(s) URL of the shelf photo.', example: 'https://images.example.com/shelves/aisle-4.jpg' }),
+  placeId: z.string().max(100).optional().meta({ description: 'Place (pl_) the photo was taken in.' }),
+  taskId: z.string().max(100).optional().meta({ description: 'Task (tsk_) this photo fulfils.' }),
+  externalId: z.string().min(1).max(255).optional().meta({ description: 'Your reference; returned in results and events.', example: 'visit-2026-11-22-0042' }),
+  metadata: metadataSchema.optional(),
+};
+
+export const createAnalysisBody = z
+  .strictObject({
+    ...imageFields,
+    callbackUrl: httpsUrl.optional().meta({ description: 'HTTPS URL that receives a signed POST when the analysis completes or fails.' }),
+  })
+  .meta({ id: 'CreateAnalysisRequest' });
+export type CreateAnalysisInput = z.infer<typeof createAnalysisBody>;
+
+export const batchImageSchema = z.strictObject(imageFields).meta({ id: 'BatchImage' });
+export type BatchImageInput = z.infer<typeof batchImageSchema>;
+
+export const createBatchBody = z
+  .strictObject({
+    images: z.array(batchImageSchema).min(1).meta({ description: "One entry per photo; at most the plan's maxBatchSize (20 to 200)." }),
+    callbackUrl: httpsUrl.optional().meta({ description: 'Applies to each analysis of the batch.' }),
+  })
+  .meta({ id: 'CreateBatchRequest' });
+export type CreateBatchInput = z.infer<typeof createBatchBody>;
+
+export const listAnalysesQuery = z.strictObject({
+  status: z.enum(ANALYSIS_STATUSES).optional(),
+  externalId: z.string().max(255).optional(),
+  placeId: z.string().max(100).optional(),
+  cursor: cursorParam,
+  limit: limitParam(50),
+});
+
+export const analysisSchema = z
+  .object({
+    id: z.string().meta({ example: 'an_01jdq3x4v6m8c9a1b2c3d4e5f6' }),
+    status: z.enum(ANALYSIS_STATUSES),
+    totalRuns: z.number().int(),
+    completedRuns: z.number().int(),
+    failedRuns: z.number().int(),
+    createdAt: z.iso.datetime(),
+    externalId: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()).nullable(),
+    placeId: z.string().nullable(),
+    taskId: z.string().nullable(),
+    completedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Analysis' });
+
+export const analysisDetailSchema = analysisSchema
+  .extend({
+    imageUrl: z.string(),
+    batchId: z.string().nullable(),
+    productCount: z.number().int(),
+    totalUnits: z.number().int(),
+    totalValue: z.number(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    products: z.array(productSchema),
+  })
+  .meta({ id: 'AnalysisDetail' });
+
+export const submittedAnalysisSchema = z
+  .object({
+    id: z.string(),
+    status: z.literal('processing'),
+    createdAt: z.iso.datetime(),
+    externalId: z.string().nullable(),
+    callbackSecret: z.string().optional().meta({ description: 'Only when callbackUrl was given; shown once. Verifies callback signatures.' }),
+  })
+  .meta({ id: 'SubmittedAnalysis' });
+
+export const submittedBatchSchema = z
+  .object({
+    batchId: z.string().meta({ example: 'bat_01jdq3x4v6m8c9a1b2c3d4e5f6' }),
+    analyses: z.array(
+      z.object({ id: z.string(), imageUrl: z.string(), status: z.literal('processing'), callbackSecret: z.string().optional() }),
+    ),
+    creditsConsumed: z.number().int(),
+  })
+  .meta({ id: 'SubmittedBatch' });
+
+export const batchSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['processing', 'partial', 'completed']).meta({ description: '`partial` while some analyses have finished, `completed` once all have (either way).' }),
+    total: z.number().int(),
+    processing: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    createdAt: z.iso.datetime(),
+    analyses: z.array(z.object({ id: z.string(), imageUrl: z.string(), status: z.enum(ANALYSIS_STATUSES), externalId: z.string().nullable() })),
+  })
+  .meta({ id: 'Batch' });
+
+type AnalysisRow = {
+  id: string;
+  status: (typeof ANALYSIS_STATUSES)[number];
+  totalRuns: number;
+  completedRuns: number;
+  failedRuns: number;
+  createdAt: Date;
+  externalId?: string | null;
+  metadata?: Record<string, string> | null;
+  placeId?: string | null;
+  taskId?: string | null;
+  completedAt?: Date | null;
+};
+
+export function serializeAnalysis(a: AnalysisRow): z.infer<typeof analysisSchema> {
+  return {
+    id: a.id,
+    status: a.status,
+    totalRuns: a.totalRuns,
+    completedRuns: a.completedRuns,
+    failedRuns: a.failedRuns,
+    createdAt: a.createdAt.toISOString(),
+    externalId: a.externalId ?? null,
+    metadata: a.metadata ?? null,
+    placeId: a.placeId ?? null,
+    taskId: a.taskId ?? null,
+    completedAt: a.completedAt ? a.completedAt.toISOString() : null,
+  };
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFoundError, ValidationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Page } from '../../lib/pagination.js';
+import type { CreditService } from '../credits/credit.service.js';
+import { Organisation } from '../organisations/organisation.entity.js';
+import { limitsFor } from '../organisations/plans.js';
+import type { PlaceService } from '../places/place.service.js';
+import { Product } from '../products/product.entity.js';
+import { Analysis } from './analysis.entity.js';
+import { AnalysisRepository, type AnalysisFilters } from './analysis.repository.js';
+import type { AnalysisStarter } from './analysis-starter.js';
+import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
+import { Batch } from './batch.entity.js';
+
+export type Submitted = { analysis: Analysis; callbackSecret?: string };
+
+function callbackSecret(): string {
+  return `cbsec_${randomBytes(24).toString('hex')}`;
+}
+
+export class AnalysisService {
+  readonly repo: AnalysisRepository;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly credits: CreditService,
+    private readonly places: PlaceService,
+    private readonly starter: () => AnalysisStarter,
+    private readonly totalRuns: number,
+  ) {
+    this.repo = new AnalysisRepository(em, Analysis);
+  }
+
+  /** Every placeId named must be a place of this organisation (422 on the exact field otherwise). */
+  private async assertPlaces(organisationId: string, images: { placeId?: string }[], fieldOf: (i: number) => string) {
+    const wanted = [...new Set(images.map((i) => i.placeId).filter((p): p is string => !!p))];
+    if (wanted.length === 0) return;
+    const found = new Set((await this.places.repo.find({ organisationId, id: { $in: wanted } }, { fields: ['id'] })).map((p) => p.id));
+    const issues = images
+      .map((img, i) => ({ img, i }))
+      .filter(({ img }) => img.placeId && !found.has(img.placeId))
+      .map(({ img, i }) => ({ field: fieldOf(i), message: `No place with id '${img.placeId}'.`, code: 'unknown_reference' }));
+    if (issues.length) throw new ValidationError(`Invalid body: ${issues.map((x) => `${x.field}: ${x.message}`).join('; ')}`, issues);
+  }
+
+  private newAnalysis(em: EntityManager, organisationId: string, img: BatchImageInput, extra: { batchId?: string; callbackUrl?: string; secret?: string }) {
+    return em.create(Analysis, {
+      id: newId('analysis'),
+      organisationId,
+      batchId: extra.batchId ?? null,
+      imageUrl: img.imageUrl,
+      placeId: img.placeId ?? null,
+      taskId: img.taskId ?? null,
+      externalId: img.externalId ?? null,
+      metadata: img.metadata ?? null,
+      callbackUrl: extra.callbackUrl ?? null,
+      callbackSecret: extra.secret ?? null,
+      totalRuns: this.totalRuns,
+    });
+  }
+
+  /** Charges the credit and writes the analysis in one transaction; the workflow starts after the commit. */
+  async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
+    await this.assertPlaces(organisationId, [input], () => 'placeId');
+    const secret = input.callbackUrl ? callbackSecret() : undefined;
+    const analysis = await this.em.transactional(async (em) => {
+      const a = this.newAnalysis(em, organisationId, input, { callbackUrl: input.callbackUrl, secret });
+      await this.credits.consume(em, organisationId, [a.id]);
+      await em.flush();
+      return a;
+    });
+    await this.starter().startSoon(() => this.starter().startAnalysis(analysis));
+    return { analysis, callbackSecret: secret };
+  }
+
+  async submitBatch(organisationId: string, images: BatchImageInput[], callbackUrl?: string) {
+    const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
+    const { maxBatchSize } = limitsFor(org.plan, org.customLimits);
+    if (images.length > maxBatchSize) {
+      throw new ValidationError(`Invalid body: images: At most ${maxBatchSize} images per batch on the ${org.plan} plan.`, [
+        { field: 'images', message: `At most ${maxBatchSize} images per batch on the ${org.plan} plan.`, code: 'too_big' },
+      ]);
+    }
+    await this.assertPlaces(organisationId, images, (i) => `images[${i}].placeId`);
+    const batchId = newId('batch');
+    const secrets = images.map(() => (callbackUrl ? callbackSecret() : undefined));
+    const { batch, analyses } = await this.em.transactional(async (em) => {
+      const b = em.create(Batch, { id: batchId, organisationId, total: images.length, callbackUrl: callbackUrl ?? null });
+      const rows = images.map((img, i) => this.newAnalysis(em, organisationId, img, { batchId, callbackUrl, secret: secrets[i] }));
+      await this.credits.consume(em, organisationId, rows.map((r) => r.id));
+      await em.flush();
+      return { batch: b, analyses: rows };
+    });
+    await this.starter().startSoon(() => this.starter().startBatch(batch));
+    return { batch, analyses: analyses.map((analysis, i) => ({ analysis, callbackSecret: secrets[i] })) };
+  }
+
+  list(organisationId: string, filters: AnalysisFilters, page: Page) {
+    return this.repo.list(organisationId, filters, page);
+  }
+
+  async get(organisationId: string, id: string) {
+    const analysis = await this.repo.findInOrg(organisationId, id);
+    if (!analysis) throw new NotFoundError('analysis', id);
+    const products = await this.em.find(Product, { analysisId: id }, { orderBy: { position: 'asc' } });
+    return { analysis, products };
+  }
+
+  async getBatch(organisationId: string, batchId: string) {
+    const batch = await this.em.findOne(Batch, { id: batchId, organisationId });
+    if (!batch) throw new NotFoundError('batch', batchId);
+    const analyses = await this.em.find(Analysis, { batchId, organisationId }, { orderBy: { id: 'asc' }, fields: ['id', 'imageUrl', 'status', 'externalId'] });
+    const count = (s: string) => analyses.filter((a) => a.status === s).length;
+    const processing = count('processing');
+    const finished = analyses.length - processing;
+    const status = finished === 0 ? 'processing' : processing === 0 ? 'completed' : 'partial';
+    return { batch, analyses, processing, completed: count('completed'), failed: count('failed'), status } as const;
+  }
+}

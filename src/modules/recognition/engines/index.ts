@@ -1,0 +1,2 @@
+// Registers the recognition engines that RECOGNIZER can select.
+export {};

@@ -1,0 +1,89 @@
+import type { CONFIDENCE_LEVELS, FIXTURE_TYPES, SHELF_POSITIONS, SHELF_SECTIONS } from '../products/product.entity.js';
+
+/** What the recognizer may use to name what it sees: the organisation's catalogue. */
+export type CatalogueEntry = {
+  sku: string;
+  upc: string | null;
+  brand: string;
+  name: string;
+  category: string | null;
+  subcategory: string | null;
+  sizeValue: number | null;
+  sizeUnit: string | null;
+  expectedPrice: number | null;
+  currency: string | null;
+};
+
+/**
+ * One product as a recognizer reports it. Unknown values are null, never invented; catalogue
+ * matching (matchStatus, matchedInventorySku) happens after the passes are merged.
+ */
+export type RecognizedProduct = {
+  brand: string | null;
+  description: string | null;
+  units: number;
+  upc: string | null;
+  sku: string | null;
+  category: string | null;
+  subcategory: string | null;
+  price: number | null;
+  discountedPrice: number | null;
+  currency: string | null;
+  onSale: boolean;
+  confidenceScore: number;
+  shelfPosition: (typeof SHELF_POSITIONS)[number] | null;
+  shelfSection: (typeof SHELF_SECTIONS)[number] | null;
+  fixtureType: (typeof FIXTURE_TYPES)[number] | null;
+  sizeValue: number | null;
+  sizeUnit: string | null;
+};
+
+export type Confidence = (typeof CONFIDENCE_LEVELS)[number];
+
+export type RecognizeInput = {
+  image: Buffer;
+  contentType: string;
+  width: number;
+  height: number;
+  catalogue: CatalogueEntry[];
+  /** Which pass this is (0-based), for recognizers that vary their approach per pass. */
+  runIndex: number;
+  signal?: AbortSignal;
+};
+
+/** The port every recognition engine implements. */
+export interface Recognizer {
+  readonly name: string;
+  recognize(input: RecognizeInput): Promise<RecognizedProduct[]>;
+}
+
+/** A failure that retrying cannot fix (the engine refused the image, or answered nonsense). */
+export class RecognitionRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecognitionRejectedError';
+  }
+}
+
+export type RecognizerFactory = () => Recognizer | Promise<Recognizer>;
+
+const registry = new Map<string, RecognizerFactory>();
+
+/** Engines register under the name that RECOGNIZER selects. */
+export function registerRecognizer(name: string, factory: RecognizerFactory): void {
+  registry.set(name, factory);
+}
+
+export async function createRecognizer(name: string): Promise<Recognizer> {
+  const factory = registry.get(name);
+  if (!factory) {
+    throw new Error(`Unknown recognizer '${name}'. Available: ${[...registry.keys()].join(', ') || '(none)'}`);
+  }
+  return factory();
+}
+
+export function confidenceLevel(score: number): Confidence {
+  if (score >= 0.8) return 'high';
+  if (score >= 0.5) return 'medium';
+  return 'low';
+}

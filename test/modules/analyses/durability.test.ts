@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from '../../../src/db/sql.js';
+import { createServices } from '../../../src/services.js';
+import { createTemporalClient } from '../../../src/temporal/client.js';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
+import { waitFor } from '../../helpers/wait.js';
+import { uniquePrefix } from '../../helpers/worker.js';
+
+const root = resolve(import.meta.dirname, '../../..');
+
+function startWorkerProcess(prefix: string): { child: ChildProcess; recognizing: Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
+    cwd: root,
+    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', OUTBOX_RELAY_INTERVAL_MS: '500', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const recognizing = new Promise<void>((done) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('RECOGNIZING') && done());
+  });
+  return { child, recognizing };
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+describe('durability between the database, Temporal and worker processes', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let host: ImageHost;
+  const prefix = uniquePrefix('durability');
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, ANALYSIS_RUNS: 1 });
+    org = await createTestOrg(api.runtime, { credits: 10 });
+    host = await startImageHost({ '/beans.png': { body: await pngOfWidth(90) } });
+  });
+  after(async () => {
+    for (const c of children) await stop(c, 'SIGKILL');
+    await host.close();
+    await api.close();
+  });
+
+  it('a worker killed mid-analysis: a new worker finishes it, products written once, credit taken once', async () => {
+    const first = startWorkerProcess(prefix);
+    children.push(first.child);
+    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/beans.png') } });
+    assert.equal(res.status, 202);
+    const id = res.body.data.id;
+    await first.recognizing;
+    await stop(first.child, 'SIGKILL');
+
+    const second = startWorkerProcess(prefix);
+    children.push(second.child);
+    const done = await waitFor('the analysis to complete on the second worker', async () => {
+      const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+      return r.body.data.status !== 'processing' && r.body.data;
+    }, 120_000, 500);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.productCount, 1);
+    assert.equal(done.products.length, 1);
+    assert.equal(done.products[0].units, 3);
+    const em = api.runtime.orm.em.fork();
+    const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [id]);
+    assert.equal(products!.n, 1);
+    const charges = await sql<{ reason: string }>(em, `select reason from credit_entries where analysis_id = ?`, [id]);
+    assert.deepEqual(charges.map((c) => c.reason), ['analysis']);
+    const [events] = await sql<{ n: number }>(em, `select count(*)::int as n from events where analysis_id = ?`, [id]);
+    assert.equal(events!.n, 1);
+    await stop(second.child, 'SIGTERM');
+  });
+
+  it('a commit whose workflow start never happened is started by the relay, once', async () => {
+    // The API's Temporal is unreachable: the analysis is committed and charged, its start deferred.
+    const unreachable = createTemporalClient('127.0.0.1:1', 'default');
+    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, temporal: unreachable.client, logger: api.runtime.logger });
+    const { analysis } = await services.analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
+    await unreachable.connection.close().catch(() => undefined);
+    const em = api.runtime.orm.em.fork();
+    const [row] = await sql<{ workflow_started_at: Date | null }>(em, `select workflow_started_at from analyses where id = ?`, [analysis.id]);
+    assert.equal(row!.workflow_started_at, null);
+
+    // A worker process runs the relay; it starts the stranded workflow after its grace period.
+    const worker = startWorkerProcess(prefix);
+    children.push(worker.child);
+    const done = await waitFor('the relay to start and finish the analysis', async () => {
+      const r = await api.request('GET', `/analyses/${analysis.id}`, { key: org.keys.read });
+      return r.body.data.status !== 'processing' && r.body.data;
+    }, 120_000, 500);
+    assert.equal(done.status, 'completed');
+
+    // Starting it again (the API and the relay racing) finds the same workflow; nothing runs twice.
+    const starter = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, temporal: api.runtime.temporal.client, logger: api.runtime.logger }).analysisStarter();
+    await starter.startAnalysis(analysis);
+    const runs = [];
+    for await (const wf of api.runtime.temporal.client.workflow.list({ query: `WorkflowId = "${analysis.id}"` })) runs.push(wf);
+    assert.equal(runs.length, 1);
+    const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [analysis.id]);
+    assert.equal(products!.n, 1);
+    await stop(worker.child, 'SIGTERM');
+  });
+
+  it('20 concurrent submissions against 10 credits: exactly 10 accepted, 10 refused with 402, balance 0', async () => {
+    const poor = await createTestOrg(api.runtime, { credits: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api.request('POST', '/analyses', { key: poor.keys.write, body: { imageUrl: host.url('/beans.png') } })),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [...Array(10).fill(202), ...Array(10).fill(402)]);
+    const refused = results.find((r) => r.status === 402)!;
+    assert.equal(refused.body.error.code, 'INSUFFICIENT_CREDITS');
+    assert.deepEqual(refused.body.error.details, { creditsRequired: 1, creditsRemaining: 0 });
+    assert.equal((await api.runtime.services.credits.balance(poor.id)).remaining, 0);
+    const [charges] = await sql<{ n: number }>(api.runtime.orm.em.fork(), `select count(*)::int as n from credit_entries where organisation_id = ? and reason = 'analysis'`, [poor.id]);
+    assert.equal(charges!.n, 10);
+
+    const batch = await api.request('POST', '/analyses/batch', { key: poor.keys.write, body: { images: [{ imageUrl: host.url('/beans.png') }] } });
+    assert.equal(batch.status, 402);
+  });
+});

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
+import { ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { waitFor } from '../../helpers/wait.js';
+import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
+
+describe('image fetches with the production address guard on', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let host: ImageHost;
+  let stopWorkers: () => Promise<void>;
+  const recognizer = new ScriptedRecognizer(() => []);
+
+  before(async () => {
+    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('guard'), ALLOW_PRIVATE_NETWORK_FETCH: false });
+    stopWorkers = (await startTestWorkers(api.runtime, recognizer)).stop;
+    org = await createTestOrg(api.runtime, { credits: 5 });
+    host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(64) } });
+  });
+  after(async () => {
+    await stopWorkers();
+    await host.close();
+    await api.close();
+  });
+
+  it('fails a URL that resolves to a private address with IMAGE_ADDRESS_BLOCKED, without fetching it, and refunds', async () => {
+    const url = host.url('/shelf.png').replace('127.0.0.1', 'localhost');
+    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: url } });
+    assert.equal(res.status, 202);
+    const a = await waitFor('the analysis to fail', async () => {
+      const r = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
+      return r.body.data.status !== 'processing' && r.body.data;
+    });
+    assert.equal(a.status, 'failed');
+    assert.equal(a.error.code, 'IMAGE_ADDRESS_BLOCKED');
+    assert.equal(host.hits.get('/shelf.png') ?? 0, 0, 'the guard refused before connecting');
+    assert.equal(recognizer.calls, 0);
+    assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, 5);
+  });
+});
