@@ -26,7 +26,7 @@ export const Analysis = defineEntity({
     failedRuns: p.integer().default(0),
     productCount: p.integer().default(0),
     totalUnits: p.integer().default(0),
-    totalValue: p.decimal('string').precision(14).scale(2).default('0.00'),
+    totalValue: p.decimal('string').precision(14).scale(2),
     errorCode: p.string().nullable(),
     errorMessage: p.text().nullable(),
     completedAt: p.datetime().nullable(),

@@ -58,6 +58,7 @@ export class AnalysisService {
       callbackUrl: extra.callbackUrl ?? null,
       callbackSecret: extra.secret ?? null,
       totalRuns: this.totalRuns,
+      totalValue: '0.00',
     });
   }
 

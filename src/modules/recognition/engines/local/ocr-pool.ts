@@ -1,0 +1,68 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createScheduler, createWorker, OEM, PSM, type Scheduler } from 'tesseract.js';
+
+const require = createRequire(import.meta.url);
+
+export type Box = { x0: number; y0: number; x1: number; y1: number };
+export type OcrWord = { text: string; confidence: number; bbox: Box };
+export type OcrLine = { text: string; confidence: number; bbox: Box; words: OcrWord[] };
+
+/** The traineddata shipped in @tesseract.js-data/eng: no download, ever. */
+const LANG_PATH = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+
+/**
+ * One long-lived pool of tesseract workers per process. Creating a worker costs a second and
+ * tens of MB, so images share the pool instead of each starting their own.
+ */
+export class OcrPool {
+  private scheduler: Scheduler | undefined;
+  private starting: Promise<Scheduler> | undefined;
+
+  constructor(private readonly size: number) {}
+
+  private async start(): Promise<Scheduler> {
+    const scheduler = createScheduler();
+    for (let i = 0; i < this.size; i++) {
+      const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true });
+      await worker.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, preserve_interword_spaces: '1' });
+      scheduler.addWorker(worker);
+    }
+    this.scheduler = scheduler;
+    return scheduler;
+  }
+
+  private ready(): Promise<Scheduler> {
+    if (this.scheduler) return Promise.resolve(this.scheduler);
+    this.starting ??= this.start();
+    return this.starting;
+  }
+
+  /** Text lines with their boxes, in the coordinates of the image given. */
+  async lines(image: Buffer, psm: PSM = PSM.SPARSE_TEXT, whitelist = ''): Promise<OcrLine[]> {
+    const scheduler = await this.ready();
+    const { data } = (await scheduler.addJob('recognize', image, { tessedit_pageseg_mode: psm, tessedit_char_whitelist: whitelist } as never, { blocks: true, text: false } as never)) as {
+      data: { blocks: { paragraphs: { lines: { text: string; confidence: number; bbox: Box; words: { text: string; confidence: number; bbox: Box }[] }[] }[] }[] | null };
+    };
+    const out: OcrLine[] = [];
+    for (const block of data.blocks ?? []) {
+      for (const paragraph of block.paragraphs) {
+        for (const line of paragraph.lines) {
+          out.push({
+            text: line.text.trim(),
+            confidence: line.confidence,
+            bbox: line.bbox,
+            words: line.words.map((w) => ({ text: w.text, confidence: w.confidence, bbox: w.bbox })),
+          });
+        }
+      }
+    }
+    return out.filter((l) => l.text.length > 0);
+  }
+
+  async close(): Promise<void> {
+    await this.scheduler?.terminate();
+    this.scheduler = undefined;
+    this.starting = undefined;
+  }
+}
