@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import sharp, { type Sharp } from 'sharp';
+import { prepareZXingModule, readBarcodes, type ReadInputBarcodeFormat } from 'zxing-wasm/reader';
+import { normalizeGtin } from '../../catalogue-matcher.js';
+import type { Box } from './ocr-pool.js';
+
+const require = createRequire(import.meta.url);
+
+let ready: Promise<unknown> | undefined;
+/** The wasm comes from node_modules; zxing-wasm would otherwise fetch it from a CDN. */
+function ensureModule(): Promise<unknown> {
+  ready ??= (async () => {
+    const wasm = readFileSync(require.resolve('zxing-wasm/reader/zxing_reader.wasm'));
+    return prepareZXingModule({
+      overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer },
+      fireImmediately: true,
+    });
+  })();
+  return ready;
+}
+
+export const PRODUCT_FORMATS: ReadInputBarcodeFormat[] = ['EAN-13', 'EAN-8', 'UPC-A', 'UPC-E', 'Code128', 'QRCode'];
+
+export type FoundBarcode = { text: string; gtin: string | null; format: string; box: Box };
+
+type Variant = { scale: number; tweak?: (s: Sharp) => Sharp };
+
+async function greyImageData(image: Buffer, region: Box | null, v: Variant) {
+  let img = sharp(image);
+  if (region) img = img.extract({ left: region.x0, top: region.y0, width: region.x1 - region.x0, height: region.y1 - region.y0 });
+  img = img.greyscale();
+  if (v.scale !== 1) {
+    const w = region ? region.x1 - region.x0 : (await sharp(image).metadata()).width!;
+    img = img.resize(Math.max(16, Math.round(w * v.scale)));
+  }
+  if (v.tweak) img = v.tweak(img);
+  const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
+  const rgba = new Uint8ClampedArray(info.width * info.height * 4);
+  for (let i = 0; i < info.width * info.height; i++) {
+    rgba[i * 4] = rgba[i * 4 + 1] = rgba[i * 4 + 2] = data[i]!;
+    rgba[i * 4 + 3] = 255;
+  }
+  return { data: rgba, width: info.width, height: info.height, colorSpace: 'srgb' } as ImageData;
+}
+
+async function scan(image: Buffer, region: Box | null, v: Variant, maxSymbols: number): Promise<FoundBarcode[]> {
+  const results = await readBarcodes(await greyImageData(image, region, v), {
+    formats: PRODUCT_FORMATS,
+    tryHarder: true,
+    tryRotate: true,
+    tryInvert: true,
+    tryDownscale: true,
+    maxNumberOfSymbols: maxSymbols,
+  });
+  const ox = region?.x0 ?? 0;
+  const oy = region?.y0 ?? 0;
+  return results
+    .filter((r) => r.isValid && r.text)
+    .map((r) => {
+      const xs = [r.position.topLeft.x, r.position.topRight.x, r.position.bottomLeft.x, r.position.bottomRight.x].map((x) => ox + x / v.scale);
+      const ys = [r.position.topLeft.y, r.position.topRight.y, r.position.bottomLeft.y, r.position.bottomRight.y].map((y) => oy + y / v.scale);
+      return { text: r.text, gtin: normalizeGtin(r.text), format: r.format, box: { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) } };
+    });
+}
+
+/**
+ * A close-up of one barcode (a phone photo of a pack): several scales and contrasts, and the value
+ * most variants agree on, since tryHarder can misread a blurred symbol once.
+ */
+export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
+  await ensureModule();
+  const variants: Variant[] = [
+    { scale: 1 },
+    { scale: 0.5 },
+    { scale: 1, tweak: (s) => s.normalise().sharpen() },
+    { scale: 1.5, tweak: (s) => s.sharpen() },
+    { scale: 0.75, tweak: (s) => s.blur(1) },
+    { scale: 0.35 },
+    { scale: 2, tweak: (s) => s.normalise() },
+    { scale: 0.6, tweak: (s) => s.normalise().sharpen() },
+  ];
+  const votes = new Map<string, { n: number; found: FoundBarcode }>();
+  for (const v of variants) {
+    for (const found of await scan(image, null, v, 4)) {
+      const key = found.gtin ?? found.text;
+      const entry = votes.get(key) ?? { n: 0, found };
+      entry.n++;
+      votes.set(key, entry);
+    }
+  }
+  const best = [...votes.values()].sort((a, b) => b.n - a.n)[0];
+  return best?.found ?? null;
+}
+
+/**
+ * Every barcode in a shelf photo: the whole image, then overlapping tiles at full and double
+ * resolution, since a shelf label's barcode is a few dozen pixels wide. Duplicates collapse.
+ */
+export async function readShelf(image: Buffer, width: number, height: number, tiles = 3): Promise<FoundBarcode[]> {
+  await ensureModule();
+  const found: FoundBarcode[] = [...(await scan(image, null, { scale: 1 }, 64))];
+  const tw = Math.ceil(width / tiles);
+  const th = Math.ceil(height / tiles);
+  for (let ty = 0; ty < tiles; ty++) {
+    for (let tx = 0; tx < tiles; tx++) {
+      const region = {
+        x0: Math.max(0, tx * tw - tw / 4) | 0,
+        y0: Math.max(0, ty * th - th / 4) | 0,
+        x1: Math.min(width, (tx + 1) * tw + tw / 4) | 0,
+        y1: Math.min(height, (ty + 1) * th + th / 4) | 0,
+      };
+      found.push(...(await scan(image, region, { scale: 2 }, 32)));
+    }
+  }
+  const unique = new Map<string, FoundBarcode>();
+  for (const f of found) {
+    const key = `${f.gtin ?? f.text}@${Math.round((f.box.x0 + f.box.x1) / 100)},${Math.round((f.box.y0 + f.box.y1) / 100)}`;
+    if (!unique.has(key)) unique.set(key, f);
+  }
+  return [...unique.values()];
+}

@@ -1,0 +1,64 @@
+export type LabelPrice = {
+  price: number | null;
+  discountedPrice: number | null;
+  onSale: boolean;
+  currency: string | null;
+  /** "2 for £3.00": how many for the multi-buy price. */
+  multiBuy: { quantity: number; total: number } | null;
+};
+
+const SYMBOLS: Record<string, string> = { '£': 'GBP', $: 'USD', '€': 'EUR', '¥': 'JPY', '円': 'JPY' };
+const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CAD', 'AUD'];
+
+/** Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p. */
+const AMOUNT = /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b/g;
+const MULTI = /(?<qty>\d{1,2})\s*(?:for|FOR|For)\s*(?<cur>[£$€])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))?/;
+const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
+
+function round2(v: number) {
+  return Math.round(v * 100) / 100;
+}
+
+/** Reads the prices on one label's text. Returns null when the text holds no price. */
+export function parseLabelPrices(text: string): LabelPrice | null {
+  const normalized = text.replace(/[Oo](?=\d)|(?<=\d)[Oo]/g, '0').replace(/\s+/g, ' ');
+  let currency: string | null = null;
+  const multiMatch = MULTI.exec(normalized);
+  const multiBuy = multiMatch
+    ? { quantity: Number(multiMatch.groups!.qty), total: Number(`${multiMatch.groups!.int}.${multiMatch.groups!.dec ?? '00'}`) }
+    : null;
+  if (multiMatch?.groups!.cur) currency = SYMBOLS[multiMatch.groups!.cur] ?? null;
+  const rest = multiMatch ? normalized.replace(multiMatch[0], ' ') : normalized;
+
+  const amounts: number[] = [];
+  for (const m of rest.matchAll(AMOUNT)) {
+    const g = m.groups!;
+    if (g.pence) {
+      amounts.push(Number(g.pence) / 100);
+      currency ??= 'GBP';
+      continue;
+    }
+    amounts.push(Number(`${g.int}.${g.dec}`));
+    const cur = g.cur1 ?? g.cur2;
+    if (cur) currency ??= SYMBOLS[cur] ?? (CODES.includes(cur) ? cur : null);
+  }
+  if (amounts.length === 0 && !multiBuy) return null;
+
+  if (amounts.length >= 2) {
+    // Two prices on one label: the first is the old one on WAS/NOW labels; otherwise the higher is regular.
+    const [a, b] = amounts as [number, number];
+    const [regular, now] = WAS_NOW.test(rest) ? [a, b] : [Math.max(a, b), Math.min(a, b)];
+    if (regular !== now) return { price: regular, discountedPrice: now, onSale: true, currency, multiBuy };
+    return { price: regular, discountedPrice: null, onSale: !!multiBuy, currency, multiBuy };
+  }
+  if (amounts.length === 1) {
+    const price = amounts[0]!;
+    if (multiBuy) {
+      const each = round2(multiBuy.total / multiBuy.quantity);
+      return each < price ? { price, discountedPrice: each, onSale: true, currency, multiBuy } : { price, discountedPrice: null, onSale: false, currency, multiBuy };
+    }
+    return { price, discountedPrice: null, onSale: false, currency, multiBuy };
+  }
+  // Only a multi-buy price: the unit price it implies is all we know.
+  return { price: null, discountedPrice: round2(multiBuy!.total / multiBuy!.quantity), onSale: true, currency, multiBuy };
+}
