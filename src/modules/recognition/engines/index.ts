@@ -1,2 +1,2 @@
 // Registers the recognition engines that RECOGNIZER can select.
-export {};
+import './local.js';

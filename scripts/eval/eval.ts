@@ -1,0 +1,131 @@
+// `npm run eval -- [--recognizer local] [--images test/fixtures/synthetic-shelves] [--dataset ../shared/datasets] [--report eval-report.json]`
+// Measures a recognizer: on a labelled synthetic set, precision/recall/F1 of catalogue items, price,
+// position and facing accuracy, seconds per image; on the real photos in --dataset, price-tag price
+// accuracy and barcode decode rate. Prints a table and writes a JSON report. Asserts nothing.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import sharp from 'sharp';
+import '../../src/modules/recognition/engines/index.js';
+import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.js';
+import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
+import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
+import { createRecognizer, type CatalogueEntry } from '../../src/modules/recognition/recognizer.js';
+
+const { values } = parseArgs({
+  options: {
+    recognizer: { type: 'string', default: process.env.RECOGNIZER ?? 'local' },
+    images: { type: 'string', default: 'test/fixtures/synthetic-shelves' },
+    dataset: { type: 'string' },
+    report: { type: 'string', default: 'eval-report.json' },
+    limit: { type: 'string' },
+  },
+});
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
+const report: Record<string, unknown> = { recognizer: values.recognizer, date: new Date().toISOString() };
+
+type Truth = {
+  image: string;
+  products: { sku: string; upc: string; units: number; price: number; discountedPrice: number | null; onSale: boolean; shelfPosition: string; shelfSection: string }[];
+};
+
+// 1. The labelled synthetic set.
+if (values.images && existsSync(values.images)) {
+  const dir = resolve(values.images);
+  const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as (CatalogueEntry & { upc: string })[];
+  const recognizer = await createRecognizer(values.recognizer!);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'catalogue.json').sort().slice(0, values.limit ? Number(values.limit) : undefined);
+  const perImage = [];
+  let tp = 0, fp = 0, fn = 0, priceRight = 0, positionRight = 0, unitsRight = 0, seconds = 0;
+  for (const file of files) {
+    const truth = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Truth;
+    const bytes = readFileSync(join(dir, truth.image));
+    const meta = await sharp(bytes).metadata();
+    const started = performance.now();
+    const products = await recognizer.recognize({ image: bytes, contentType: 'image/jpeg', width: meta.width!, height: meta.height!, catalogue, runIndex: 0 });
+    const took = (performance.now() - started) / 1000;
+    seconds += took;
+    const skuOf = (p: { sku: string | null; upc: string | null }) => p.sku ?? catalogue.find((c) => normalizeGtin(c.upc) === normalizeGtin(p.upc))?.sku ?? null;
+    const predicted = new Map<string, (typeof products)[number]>();
+    for (const p of products) {
+      const sku = skuOf(p);
+      if (sku && !predicted.has(sku)) predicted.set(sku, p);
+    }
+    const truthBySku = new Map(truth.products.map((p) => [p.sku, p]));
+    let itp = 0, ifp = 0, iprice = 0, ipos = 0, iunits = 0;
+    for (const [sku, p] of predicted) {
+      const t = truthBySku.get(sku);
+      if (!t) {
+        ifp++;
+        continue;
+      }
+      itp++;
+      if (p.price === t.price && (p.discountedPrice ?? null) === (t.discountedPrice ?? null)) iprice++;
+      if (p.shelfPosition === t.shelfPosition && p.shelfSection === t.shelfSection) ipos++;
+      if (p.units === t.units) iunits++;
+    }
+    const ifn = truth.products.length - itp;
+    tp += itp; fp += ifp; fn += ifn; priceRight += iprice; positionRight += ipos; unitsRight += iunits;
+    const precision = itp / Math.max(1, itp + ifp);
+    const recall = itp / Math.max(1, truth.products.length);
+    perImage.push({ image: truth.image, truth: truth.products.length, found: itp, falsePositives: ifp, precision: round(precision), recall: round(recall), pricesRight: iprice, positionsRight: ipos, unitsRight: iunits, seconds: round(took, 2) });
+  }
+  const precision = tp / Math.max(1, tp + fp);
+  const recall = tp / Math.max(1, tp + fn);
+  report.synthetic = {
+    images: files.length,
+    precision: round(precision),
+    recall: round(recall),
+    f1: round((2 * precision * recall) / Math.max(1e-9, precision + recall)),
+    priceAccuracy: round(priceRight / Math.max(1, tp)),
+    positionAccuracy: round(positionRight / Math.max(1, tp)),
+    facingsAccuracy: round(unitsRight / Math.max(1, tp)),
+    secondsPerImage: round(seconds / Math.max(1, files.length), 2),
+    perImage,
+  };
+  console.table(perImage);
+}
+
+// 2. Real photos (read in place, never copied): price tags on shelves, and barcode close-ups.
+if (values.dataset) {
+  const root = resolve(values.dataset);
+  const ocr = new OcrPool(1);
+  const tagsCsv = join(root, 'real-shelf-price-tags', 'price_boxes_gt.csv');
+  if (existsSync(tagsCsv)) {
+    const rows = readFileSync(tagsCsv, 'utf8').trim().split('\n').slice(1).map((r) => r.split(','));
+    const cache = new Map<string, Buffer>();
+    let right = 0, read = 0;
+    const started = performance.now();
+    for (const [image, x1, y1, x2, y2, gt] of rows as string[][]) {
+      if (!cache.has(image!)) cache.set(image!, readFileSync(join(root, 'real-shelf-price-tags', 'images', image!)));
+      const result = await readTagPrice(ocr, cache.get(image!)!, { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! });
+      if (result) read++;
+      if (result?.value === Number(gt)) right++;
+    }
+    report.realPriceTags = { tags: rows.length, read, right, accuracy: round(right / rows.length), secondsPerTag: round((performance.now() - started) / 1000 / rows.length, 3), source: 'Roboflow Universe "Shelf Price detection", CC BY 4.0, via AnujB05/Retail-Shelf-Price-Tag-Recognition-and-OCR' };
+  }
+  const barcodeCsv = join(root, 'barcode-photos', 'ground_truth.csv');
+  if (existsSync(barcodeCsv)) {
+    const rows = readFileSync(barcodeCsv, 'utf8').trim().split('\n').slice(1).map((r) => r.split(','));
+    let right = 0;
+    const started = performance.now();
+    for (const [file, , value] of rows as string[][]) {
+      const found = await readCloseUp(readFileSync(join(root, 'barcode-photos', file!)));
+      if (found && found.gtin === normalizeGtin(value!)) right++;
+    }
+    report.realBarcodes = { photos: rows.length, decodedRight: right, rate: round(right / rows.length), secondsPerPhoto: round((performance.now() - started) / 1000 / rows.length, 3), source: 'ZXing black-box test images, Apache-2.0' };
+  }
+  await ocr.close();
+}
+
+clearInterval(sampler);
+report.peakRssMb = Math.round(peakRss / 1024 / 1024);
+const summary = { ...report, synthetic: report.synthetic ? { ...(report.synthetic as object), perImage: undefined } : undefined };
+console.log(JSON.stringify(summary, null, 2));
+writeFileSync(values.report!, JSON.stringify(report, null, 2));
+console.log(`report written to ${values.report}`);
+process.exit(0);
