@@ -26,6 +26,15 @@ const schema = z.object({
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   RECOGNIZER: z.string().default('local'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  /** Waits after each failed attempt (decisions.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((s) => s.split(',').map((v) => Number(v.trim())))
+    .refine((a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n >= 0), 'comma-separated milliseconds'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** An endpoint whose deliveries have all failed for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3600 * 1000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { taskQueues } from '../workflows/shared/task-queues.js';
 import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { AlertService } from './modules/alerts/alert.service.js';
 import { AnalysisProcessingService } from './modules/analyses/analysis-processing.service.js';
 import { AnalysisStarter } from './modules/analyses/analysis-starter.js';
 import { AnalysisService } from './modules/analyses/analysis.service.js';
@@ -14,6 +15,9 @@ import { OrganisationService } from './modules/organisations/organisation.servic
 import { PlaceService } from './modules/places/place.service.js';
 import { ProductService } from './modules/products/product.service.js';
 import { ProjectService } from './modules/projects/project.service.js';
+import { DeliveryService } from './modules/webhooks/delivery.service.js';
+import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
+import { WebhookService } from './modules/webhooks/webhook.service.js';
 
 export type ServiceContext = { config?: Config; temporal?: Client; logger?: Logger };
 
@@ -28,12 +32,17 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const events = new EventService();
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
-  let starter: AnalysisStarter | undefined;
-  const analysisStarter = () => {
+  const alerts = new AlertService();
+  const deliveries = new DeliveryService(em, alerts);
+  const temporal = () => {
     if (!context.temporal) throw new Error('this process has no Temporal client');
-    starter ??= new AnalysisStarter(em, context.temporal, taskQueues(config.TASK_QUEUE_PREFIX), logger);
-    return starter;
+    return context.temporal;
   };
+  const queues = taskQueues(config.TASK_QUEUE_PREFIX);
+  let starter: AnalysisStarter | undefined;
+  const analysisStarter = () => (starter ??= new AnalysisStarter(em, temporal(), queues, logger));
+  let dispatcher: EventDispatcher | undefined;
+  const eventDispatcher = () => (dispatcher ??= new EventDispatcher(em, deliveries, temporal(), queues, config.WEBHOOK_RETRY_SCHEDULE_MS));
   return {
     em,
     apiKeys: new ApiKeyService(em),
@@ -47,6 +56,10 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     analysisStarter,
     analysisProcessing: new AnalysisProcessingService(em, credits, events),
     products: new ProductService(em),
+    alerts,
+    deliveries,
+    eventDispatcher,
+    webhooks: new WebhookService(em, events, deliveries, eventDispatcher, config.ALLOW_PRIVATE_NETWORK_FETCH),
   };
 }
 

@@ -27,7 +27,7 @@ Runtime.install({
 const TASK_QUEUES = taskQueues(config.TASK_QUEUE_PREFIX);
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 let recognizer: Promise<Recognizer> | undefined;
-const activities = createActivities({ orm: runtime.orm, config, recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)) });
+const activities = createActivities({ orm: runtime.orm, config, client: runtime.temporal.client, recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)) });
 const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
 
 const workers = await Promise.all([
@@ -39,6 +39,14 @@ const workers = await Promise.all([
     activities,
     maxConcurrentActivityTaskExecutions: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: 50,
+  }),
+  Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: TASK_QUEUES.deliveries,
+    workflowsPath,
+    activities,
+    maxConcurrentActivityTaskExecutions: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
   }),
   Worker.create({
     connection,
@@ -67,10 +75,9 @@ let sweeping = false;
 const relay = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
-  createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger })
-    .analysisStarter()
-    .sweep(10_000)
-    .then((n) => n > 0 && logger.info({ started: n }, 'relay started stranded workflows'))
+  const services = createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger });
+  Promise.all([services.analysisStarter().sweep(10_000), services.eventDispatcher().sweep(10_000)])
+    .then(([workflows, events]) => workflows + events > 0 && logger.info({ workflows, events }, 'relay started stranded work'))
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);

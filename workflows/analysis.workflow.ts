@@ -8,6 +8,7 @@ import {
   log,
 } from '@temporalio/workflow';
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
+import type { DeliveryActivities } from '../activities/delivery.activities.js';
 import { SA } from './shared/search-attributes.js';
 
 export type AnalysisWorkflowInput = { analysisId: string; recognitionTaskQueue: string };
@@ -31,6 +32,12 @@ const fetching = proxyActivities<AnalysisActivities>({
 
 /** Bookkeeping against our own database: retried until it succeeds. */
 const bookkeeping = proxyActivities<AnalysisActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/** Fan-out to webhooks and the callback URL; deliveries then run as their own workflows. */
+const dispatching = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -91,6 +98,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     outcome = await bookkeeping.failAnalysis({ analysisId, code, message });
   }
 
+  if (outcome.eventIds.length > 0) await dispatching.dispatchEvents({ eventIds: outcome.eventIds });
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
   progress.stage = 'done';
   return { analysisId, status: outcome.status, productCount: outcome.productCount, errorCode: outcome.errorCode };

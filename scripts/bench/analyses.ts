@@ -77,7 +77,7 @@ const headers = { authorization: `Bearer ${secret}`, 'content-type': 'applicatio
 
 const queues = taskQueues(prefix);
 const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-const activities = createActivities({ orm: runtime.orm, config: runtime.config, recognizer: async () => instant });
+const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => instant });
 const workflowsPath = new URL('../../workflows/index.ts', import.meta.url).pathname;
 const workers = await Promise.all([
   Worker.create({ connection, taskQueue: queues.analyses, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 20 }),

@@ -4,6 +4,9 @@ import { Batch } from '../modules/analyses/batch.entity.js';
 import { ImageBlob } from '../modules/analyses/image-blob.entity.js';
 import { Event } from '../modules/events/event.entity.js';
 import { Product } from '../modules/products/product.entity.js';
+import { Alert } from '../modules/alerts/alert.entity.js';
+import { Delivery, DeliveryAttempt } from '../modules/webhooks/delivery.entity.js';
+import { Webhook } from '../modules/webhooks/webhook.entity.js';
 import { ApiKey } from '../modules/api-keys/api-key.entity.js';
 import { CreditEntry } from '../modules/credits/credit-entry.entity.js';
 import { InventoryItem } from '../modules/inventory/inventory-item.entity.js';
@@ -12,4 +15,4 @@ import { Place } from '../modules/places/place.entity.js';
 import { Project } from '../modules/projects/project.entity.js';
 
 /** Every entity the ORM knows. New modules add theirs here. */
-export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event];
+export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event, Webhook, Delivery, DeliveryAttempt, Alert];

@@ -2,6 +2,7 @@ import { analysisRoutes } from '../modules/analyses/analysis.routes.js';
 import { productRoutes } from '../modules/products/product.routes.js';
 import { inventoryRoutes } from '../modules/inventory/inventory.routes.js';
 import { placeRoutes } from '../modules/places/place.routes.js';
+import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -14,5 +15,6 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...inventoryRoutes(s.inventory),
     ...analysisRoutes(s.analyses),
     ...productRoutes(s.products),
+    ...webhookRoutes(s.webhooks),
   ];
 }

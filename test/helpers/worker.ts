@@ -26,9 +26,10 @@ export async function startTestWorkers(runtime: Runtime, recognizer: Recognizer)
   quietTemporal();
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
   const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-  const activities = createActivities({ orm: runtime.orm, config: runtime.config, recognizer: async () => recognizer });
+  const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => recognizer });
   const workers = await Promise.all([
     Worker.create({ connection, taskQueue: queues.analyses, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
+    Worker.create({ connection, taskQueue: queues.deliveries, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
     Worker.create({ connection, taskQueue: queues.recognition, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 4 }),
   ]);
   const running = Promise.all(workers.map((w) => w.run()));

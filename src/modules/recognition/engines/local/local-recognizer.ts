@@ -159,13 +159,13 @@ export class LocalRecognizer implements Recognizer {
     const rightEdge = Math.min(Number.POSITIVE_INFINITY, ...sameRow.filter((l) => cx(l.box) > cx(label.box)).map((l) => l.box.x0));
     const rowAbove = labels.filter((l) => cy(l.box) < label.box.y0 - h(label.box) * 2).map((l) => l.box.y1);
     const top = rowAbove.length ? Math.max(...rowAbove) : 0;
+    // Word level: OCR often joins the same brand printed on neighbouring packs into one line.
+    const first = [...brand][0] ?? [...name][0];
     const sightings = lines
-      .filter((l) => !label.lines.includes(l) && l.bbox.y1 <= label.box.y0 && l.bbox.y0 >= top && cx(l.bbox) >= leftEdge && cx(l.bbox) <= rightEdge)
-      .filter((l) => {
-        const t = tokens(l.text);
-        return (brand.size > 0 && containment(t, brand) >= 0.99) || containment(t, name) >= 0.5;
-      })
-      .map((l) => l.bbox)
+      .filter((l) => !label.lines.includes(l) && l.bbox.y1 <= label.box.y0 && l.bbox.y0 >= top)
+      .flatMap((l) => l.words)
+      .filter((w) => cx(w.bbox) >= leftEdge && cx(w.bbox) <= rightEdge && first !== undefined && tokens(w.text).has(first))
+      .map((w) => w.bbox)
       .sort((a, b) => cx(a) - cx(b));
     let count = 0;
     let lastX = Number.NEGATIVE_INFINITY;

@@ -1,0 +1,193 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import { newId } from '../../lib/ids.js';
+import { OutboundAddressError } from '../../lib/outbound/address-guard.js';
+import { outboundRequest } from '../../lib/outbound/http-client.js';
+import type { AlertService } from '../alerts/alert.service.js';
+import { Analysis } from '../analyses/analysis.entity.js';
+import { Event } from '../events/event.entity.js';
+import { Delivery, DeliveryAttempt } from './delivery.entity.js';
+import { signatureHeader } from './signature.js';
+import { Webhook } from './webhook.entity.js';
+
+export const USER_AGENT = 'Service-Webhooks/1.0';
+const EXCERPT_BYTES = 2048;
+
+export type DeliveryRef = { id: string; organisationId: string; webhookId: string | null; eventType: string };
+
+export type AttemptOutcome =
+  | { outcome: 'succeeded'; attempt: number; status: number }
+  | { outcome: 'retry'; attempt: number; status: number | null; retryAfterMs: number | null }
+  | { outcome: 'gone' | 'abandoned'; attempt: number; status: number | null };
+
+export type DeliveryOptions = { timeoutMs: number; allowPrivate: boolean; disableAfterMs: number };
+
+/** The body every attempt of a delivery sends, byte for byte (only the signature's `t` changes). */
+export function deliveryBody(event: { type: string; data: unknown; createdAt: Date }, webhookId: string | null): string {
+  return JSON.stringify({ event: event.type, data: event.data, timestamp: event.createdAt.toISOString(), webhookId });
+}
+
+function retryAfterMs(header: string | string[] | undefined): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+export class DeliveryService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly alerts: AlertService,
+  ) {}
+
+  /**
+   * One delivery per matching active endpoint (and the analysis' callback URL), created
+   * idempotently: a retried fan-out finds the deliveries the first one made.
+   */
+  async fanOut(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
+    return this.em.transactional(async (em) => {
+      const event = await em.findOneOrFail(Event, { id: eventId });
+      const webhooks = await em.find(Webhook, { organisationId: event.organisationId, status: 'active', ...(onlyWebhookId ? { id: onlyWebhookId } : {}) });
+      const targets: { target: string; url: string; webhookId: string | null; analysisId: string | null }[] = webhooks
+        .filter((w) => onlyWebhookId || w.events.includes('*') || w.events.includes(event.type))
+        .map((w) => ({ target: `webhook:${w.id}`, url: w.url, webhookId: w.id, analysisId: null }));
+      if (event.analysisId && !onlyWebhookId) {
+        const analysis = await em.findOne(Analysis, { id: event.analysisId });
+        if (analysis?.callbackUrl && analysis.callbackSecret) targets.push({ target: 'callback', url: analysis.callbackUrl, webhookId: null, analysisId: analysis.id });
+      }
+      for (const t of targets) {
+        await sql(
+          em,
+          `insert into deliveries (id, organisation_id, event_id, event_type, webhook_id, analysis_id, target, url, status, attempt_count, created_at, updated_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now()) on conflict (event_id, target) do nothing`,
+          [newId('delivery'), event.organisationId, event.id, event.type, t.webhookId, t.analysisId, t.target, t.url],
+        );
+      }
+      const rows = await sql<{ id: string; organisation_id: string; webhook_id: string | null; event_type: string }>(
+        em,
+        `select id, organisation_id, webhook_id, event_type from deliveries where event_id = ? ${onlyWebhookId ? 'and webhook_id = ?' : ''} order by id`,
+        onlyWebhookId ? [event.id, onlyWebhookId] : [event.id],
+      );
+      return rows.map((r) => ({ id: r.id, organisationId: r.organisation_id, webhookId: r.webhook_id, eventType: r.event_type }));
+    });
+  }
+
+  async markDispatched(eventId: string): Promise<void> {
+    await sql(this.em, `update events set dispatched_at = now() where id = ? and dispatched_at is null`, [eventId]);
+  }
+
+  /**
+   * One attempt: claim the next attempt number, POST the signed body, record the attempt, and say
+   * what the workflow should do next. Never throws for what the receiver did; only for our own I/O.
+   */
+  async attempt(deliveryId: string, nextDelayMs: number | null, opts: DeliveryOptions): Promise<AttemptOutcome> {
+    const em = this.em;
+    const delivery = await em.findOneOrFail(Delivery, { id: deliveryId });
+    const webhook = delivery.webhookId ? await em.findOne(Webhook, { id: delivery.webhookId }) : null;
+    const [claimed] = await sql<{ attempt_count: number }>(em, `update deliveries set attempt_count = attempt_count + 1, updated_at = now() where id = ? returning attempt_count`, [deliveryId]);
+    const attempt = claimed!.attempt_count;
+    if (delivery.webhookId && (!webhook || webhook.status !== 'active')) {
+      await this.finish(deliveryId, 'failed', null);
+      return { outcome: 'abandoned', attempt, status: null };
+    }
+    const event = await em.findOneOrFail(Event, { id: delivery.eventId });
+    const secrets: string[] = [];
+    if (webhook) {
+      secrets.push(webhook.secret);
+      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > new Date()) secrets.push(webhook.previousSecret);
+    } else {
+      const analysis = await em.findOneOrFail(Analysis, { id: delivery.analysisId! });
+      secrets.push(analysis.callbackSecret!);
+    }
+    const body = deliveryBody(event, delivery.webhookId ?? null);
+    const t = Math.floor(Date.now() / 1000);
+    const started = new Date();
+    let status: number | null = null;
+    let error: string | null = null;
+    let excerpt: string | null = null;
+    let retryAfter: number | null = null;
+    try {
+      const res = await outboundRequest(delivery.url, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'x-service-signature': signatureHeader(secrets, t, body),
+          'x-service-event': event.type,
+          'x-service-delivery': delivery.id,
+        },
+        timeoutMs: opts.timeoutMs,
+        maxBytes: EXCERPT_BYTES,
+        onOversize: 'truncate',
+        maxRedirects: 0,
+        allowPrivate: opts.allowPrivate,
+      });
+      status = res.status;
+      excerpt = res.body.toString('utf8');
+      if (status === 429 || status === 503) retryAfter = retryAfterMs(res.headers['retry-after']);
+    } catch (err) {
+      error = err instanceof OutboundAddressError ? `${err.code}: ${err.message}` : `${(err as Error).name}: ${(err as Error).message}`;
+    }
+    const ok = status !== null && status >= 200 && status < 300;
+    const durationMs = Date.now() - started.getTime();
+    await em.upsert(DeliveryAttempt, { deliveryId, attempt, startedAt: started, durationMs, statusCode: status, error, responseExcerpt: excerpt, succeeded: ok });
+
+    if (ok) {
+      await this.finish(deliveryId, 'succeeded', status);
+      if (webhook) await sql(em, `update webhooks set failing_since = null where id = ?`, [webhook.id]);
+      return { outcome: 'succeeded', attempt, status: status! };
+    }
+    if (status === 410) {
+      await this.finish(deliveryId, 'failed', status);
+      if (webhook) await this.disable(webhook.id, 'endpoint answered 410 Gone');
+      return { outcome: 'gone', attempt, status };
+    }
+    if (webhook) {
+      const [row] = await sql<{ failing_since: Date }>(em, `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`, [webhook.id]);
+      if (row && Date.now() - new Date(row.failing_since).getTime() >= opts.disableAfterMs) {
+        await this.finish(deliveryId, 'failed', status);
+        await this.disable(webhook.id, 'every delivery failed for 5 days');
+        return { outcome: 'abandoned', attempt, status };
+      }
+    }
+    if (nextDelayMs === null) {
+      await this.finish(deliveryId, 'failed', status);
+      return { outcome: 'abandoned', attempt, status };
+    }
+    const wait = Math.max(nextDelayMs, retryAfter ?? 0);
+    await sql(em, `update deliveries set last_status_code = ?, next_attempt_at = ?, updated_at = now() where id = ?`, [status, new Date(Date.now() + wait), deliveryId]);
+    return { outcome: 'retry', attempt, status, retryAfterMs: retryAfter };
+  }
+
+  private async finish(deliveryId: string, status: 'succeeded' | 'failed', code: number | null) {
+    await sql(
+      this.em,
+      `update deliveries set status = ?, last_status_code = coalesce(?, last_status_code), next_attempt_at = null, completed_at = now(), updated_at = now() where id = ?`,
+      [status, code, deliveryId],
+    );
+  }
+
+  private async disable(webhookId: string, reason: string) {
+    await this.em.transactional(async (em) => {
+      const [row] = await sql<{ organisation_id: string; url: string }>(
+        em,
+        `update webhooks set status = 'disabled', disabled_reason = ?, updated_at = now() where id = ? and status = 'active' returning organisation_id, url`,
+        [reason, webhookId],
+      );
+      if (!row) return;
+      await this.alerts.raise(em, {
+        organisationId: row.organisation_id,
+        type: 'webhook_disabled',
+        severity: 'critical',
+        title: 'Webhook endpoint disabled',
+        message: `Deliveries to ${row.url} stopped: ${reason}. Fix the endpoint and set its status back to active.`,
+        sourceType: 'webhook',
+        sourceId: webhookId,
+        metadata: { url: row.url, reason },
+        dedupeKey: `webhook_disabled:${webhookId}:${Date.now()}`,
+      });
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import type { webhookDeliveryWorkflow } from '../../../workflows/index.js';
+import { SA } from '../../../workflows/shared/search-attributes.js';
+import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import type { DeliveryRef, DeliveryService } from './delivery.service.js';
+
+/**
+ * Turns a recorded event into deliveries and starts one delivery workflow per delivery
+ * (workflow id = delivery id). Every step is idempotent, so the caller (an activity, the API, or
+ * the relay) may repeat it after any crash.
+ */
+export class EventDispatcher {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly deliveries: DeliveryService,
+    private readonly client: Client,
+    private readonly queues: TaskQueues,
+    private readonly retryDelaysMs: number[],
+  ) {}
+
+  async dispatch(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
+    const refs = await this.deliveries.fanOut(eventId, onlyWebhookId);
+    for (const ref of refs) await this.start(ref, 'REJECT_DUPLICATE');
+    if (!onlyWebhookId) await this.deliveries.markDispatched(eventId);
+    return refs;
+  }
+
+  /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
+  async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
+    try {
+      await this.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+        workflowId: ref.id,
+        taskQueue: this.queues.deliveries,
+        args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs }],
+        workflowIdReusePolicy: reuse,
+        typedSearchAttributes: [
+          { key: SA.organisationId, value: ref.organisationId },
+          { key: SA.deliveryId, value: ref.id },
+          { key: SA.eventType, value: ref.eventType },
+          ...(ref.webhookId ? [{ key: SA.webhookId, value: ref.webhookId }] : []),
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /** The relay's share: events committed but never dispatched (the process died in between). */
+  async sweep(graceMs: number, limit = 100): Promise<number> {
+    const rows = await sql<{ id: string }>(
+      this.em,
+      `select id from events where dispatched_at is null and created_at < ? order by id limit ?`,
+      [new Date(Date.now() - graceMs), limit],
+    );
+    for (const row of rows) await this.dispatch(row.id);
+    return rows.length;
+  }
+}

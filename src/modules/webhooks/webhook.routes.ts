@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
+import type { WebhookService } from './webhook.service.js';
+import {
+  createWebhookBody,
+  deliverySchema,
+  listDeliveriesQuery,
+  listWebhooksQuery,
+  rotatedSecretSchema,
+  serializeDelivery,
+  serializeWebhook,
+  testEventSchema,
+  updateWebhookBody,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from './webhook.schemas.js';
+
+const params = idParams('wh_01jdq3x4v6m8c9a1b2c3d4e5f6');
+const deliveryParams = z.object({ id: z.string().min(1).max(100), deliveryId: z.string().min(1).max(100) });
+const tag = 'Webhooks';
+
+export function webhookRoutes(webhooks: WebhookService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/webhooks',
+      operationId: 'createWebhook',
+      summary: 'Register a webhook endpoint',
+      description: 'The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.',
+      tag,
+      role: 'admin',
+      body: createWebhookBody,
+      status: 201,
+      response: dataEnvelope(webhookWithSecretSchema),
+      handler: async ({ auth, body }) => {
+        const w = await webhooks.create(auth.organisationId, body);
+        return { status: 201, body: { data: { ...serializeWebhook(w), secret: w.secret } } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks',
+      operationId: 'listWebhooks',
+      summary: 'List webhook endpoints',
+      tag,
+      role: 'admin',
+      query: listWebhooksQuery,
+      status: 200,
+      response: listEnvelope(webhookSchema),
+      handler: async ({ auth, query }) => {
+        const page = await webhooks.list(auth.organisationId, query);
+        return { body: { data: page.items.map(serializeWebhook), pagination: page.pagination } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/{id}',
+      operationId: 'getWebhook',
+      summary: 'Get a webhook endpoint',
+      tag,
+      role: 'admin',
+      params,
+      status: 200,
+      response: dataEnvelope(webhookSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => ({ body: { data: serializeWebhook(await webhooks.get(auth.organisationId, params.id)) } }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/webhooks/{id}',
+      operationId: 'updateWebhook',
+      summary: 'Update a webhook endpoint (url, events, description, status)',
+      tag,
+      role: 'admin',
+      params,
+      body: updateWebhookBody,
+      status: 200,
+      response: dataEnvelope(webhookSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params, body }) => ({ body: { data: serializeWebhook(await webhooks.update(auth.organisationId, params.id, body)) } }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/webhooks/{id}',
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook endpoint',
+      tag,
+      params,
+      status: 200,
+      response: dataEnvelope(deletedSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => {
+        await webhooks.delete(auth.organisationId, params.id);
+        return { body: { data: { id: params.id, deleted: true } } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
+      summary: 'Rotate the signing secret',
+      description: 'The previous secret keeps signing, as a second `v1=` value, for 24 hours.',
+      tag,
+      role: 'admin',
+      params,
+      status: 200,
+      response: dataEnvelope(rotatedSecretSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => {
+        const w = await webhooks.rotateSecret(auth.organisationId, params.id);
+        return { body: { data: { id: w.id, secret: w.secret, previousSecretExpiresAt: w.previousSecretExpiresAt!.toISOString() } } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/{id}/test',
+      operationId: 'sendWebhookTest',
+      summary: 'Send a `webhook.test` event to this endpoint',
+      tag,
+      role: 'admin',
+      params,
+      status: 200,
+      response: dataEnvelope(testEventSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => ({ body: { data: await webhooks.sendTest(auth.organisationId, params.id) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/webhooks/{id}/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'List deliveries to this endpoint, with their attempts',
+      tag,
+      role: 'admin',
+      params,
+      query: listDeliveriesQuery,
+      status: 200,
+      response: listEnvelope(deliverySchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params, query }) => {
+        const { cursor, limit, ...filters } = query;
+        const page = await webhooks.listDeliveries(auth.organisationId, params.id, filters, { cursor, limit });
+        return {
+          body: {
+            data: page.items.map((d) => serializeDelivery(d, page.attempts.filter((a) => a.deliveryId === d.id))),
+            pagination: page.pagination,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      operationId: 'redeliverWebhookDelivery',
+      summary: 'Send one delivery again (same delivery id)',
+      tag,
+      role: 'admin',
+      params: deliveryParams,
+      status: 200,
+      response: dataEnvelope(deliverySchema),
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      handler: async ({ auth, params }) => {
+        const d = await webhooks.redeliver(auth.organisationId, params.id, params.deliveryId);
+        return { body: { data: serializeDelivery(d, await webhooks.attemptsOf(d.id)) } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Stripe from 'stripe';
+import { sql } from '../../../src/db/sql.js';
+import { verifyWebhookSignature } from '../../../src/modules/webhooks/signature.js';
+import { createServices } from '../../../src/services.js';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
+import { startReceiver } from '../../helpers/receiver.js';
+import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { waitFor } from '../../helpers/wait.js';
+import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
+
+// Stripe's verifier is an independent implementation of the same t=…,v1=… scheme.
+const stripe = new Stripe('sk_test_unused');
+const SCHEDULE = [300, 300, 300, 300, 300, 300, 300];
+
+describe('webhooks and callbacks', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let host: ImageHost;
+  let stopWorkers: () => Promise<void>;
+
+  before(async () => {
+    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('webhooks'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE });
+    stopWorkers = (await startTestWorkers(api.runtime, new ScriptedRecognizer(() => [product({ brand: 'Heinz', description: 'Beans', units: 2, price: 1 })]))).stop;
+    org = await createTestOrg(api.runtime, { credits: 50 });
+    host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(80) } });
+  });
+  after(async () => {
+    await stopWorkers();
+    await host.close();
+    await api.close();
+  });
+
+  const createHook = async (url: string, events: string[] = ['*']) => {
+    const res = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events, description: 'test' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data as { id: string; secret: string };
+  };
+  const deliveriesOf = async (webhookId: string) => (await api.request('GET', `/webhooks/${webhookId}/deliveries`, { key: org.keys.admin })).body.data;
+
+  it('delivers analysis.completed with the spec headers and body; an independent verifier accepts it; the callback comes too', async () => {
+    const receiver = await startReceiver();
+    const callback = await startReceiver();
+    const hook = await createHook(receiver.url, ['analysis.completed']);
+    assert.match(hook.secret, /^whsec_[0-9a-f]{64}$/);
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.png'), externalId: 'ext-1', callbackUrl: callback.url.replace('http://', 'https://') },
+    });
+    // Our test receivers speak plain HTTP on loopback: the HTTPS check on callbackUrl is the API's; point the row at the receiver.
+    await sql(api.runtime.orm.em.fork(), `update analyses set callback_url = ? where id = ?`, [callback.url, submitted.body.data.id]);
+    await waitFor('the webhook delivery', async () => receiver.received.length === 1 && callback.received.length === 1);
+
+    const [r] = receiver.received;
+    assert.equal(r!.headers['content-type'], 'application/json');
+    assert.equal(r!.headers['user-agent'], 'Service-Webhooks/1.0');
+    assert.equal(r!.headers['x-service-event'], 'analysis.completed');
+    assert.match(String(r!.headers['x-service-delivery']), /^dlv_/);
+    const event = stripe.webhooks.constructEvent(r!.raw, String(r!.headers['x-service-signature']), hook.secret) as unknown as Record<string, any>;
+    assert.equal(event.event, 'analysis.completed');
+    assert.equal(event.webhookId, hook.id);
+    assert.ok(Date.parse(event.timestamp));
+    assert.deepEqual(Object.keys(event.data).sort(), ['completedAt', 'externalId', 'id', 'productCount', 'status', 'totalRuns', 'totalUnits', 'totalValue']);
+    assert.equal(event.data.id, submitted.body.data.id);
+    assert.doesNotThrow(() => verifyWebhookSignature(r!.raw, String(r!.headers['x-service-signature']), hook.secret));
+
+    const [c] = callback.received;
+    const cb = stripe.webhooks.constructEvent(c!.raw, String(c!.headers['x-service-signature']), submitted.body.data.callbackSecret) as unknown as Record<string, any>;
+    assert.equal(cb.webhookId, null);
+    assert.equal(cb.event, 'analysis.completed');
+
+    const [delivery] = await deliveriesOf(hook.id);
+    assert.equal(delivery.status, 'succeeded');
+    assert.equal(delivery.attempts.length, 1);
+    assert.equal(delivery.attempts[0].statusCode, 200);
+    assert.equal(delivery.id, r!.headers['x-service-delivery']);
+    await receiver.close();
+    await callback.close();
+  });
+
+  it('retries on the schedule: 3 failures then success gives 4 attempts, the last one succeeded, fresh t each time', async () => {
+    const receiver = await startReceiver((_r, n) => (n <= 3 ? 500 : 200));
+    const hook = await createHook(receiver.url);
+    const test = await api.request('POST', `/webhooks/${hook.id}/test`, { key: org.keys.admin });
+    assert.equal(test.status, 200);
+    await waitFor('4 attempts', async () => receiver.received.length === 4);
+    const ids = new Set(receiver.received.map((r) => r.headers['x-service-delivery']));
+    assert.deepEqual([...ids], [test.body.data.deliveryId], 'one delivery id across its retries');
+    const bodies = new Set(receiver.received.map((r) => r.raw));
+    assert.equal(bodies.size, 1, 'the same body bytes every attempt');
+    for (let i = 1; i < 4; i++) assert.ok(receiver.received[i]!.at - receiver.received[i - 1]!.at >= SCHEDULE[i - 1]! - 20, 'waits the scheduled delay');
+    for (const r of receiver.received) stripe.webhooks.constructEvent(r.raw, String(r.headers['x-service-signature']), hook.secret);
+
+    const delivery = await waitFor('succeeded', async () => {
+      const [d] = await deliveriesOf(hook.id);
+      return d.status === 'succeeded' && d;
+    });
+    assert.deepEqual(delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.succeeded]), [[1, 500, false], [2, 500, false], [3, 500, false], [4, 200, true]]);
+    assert.equal(delivery.attempts[0].responseExcerpt, 'nope');
+    await receiver.close();
+  });
+
+  it('honours Retry-After on 429', async () => {
+    const receiver = await startReceiver((_r, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '2' } } : 200));
+    const hook = await createHook(receiver.url);
+    await api.request('POST', `/webhooks/${hook.id}/test`, { key: org.keys.admin });
+    await waitFor('2 attempts', async () => receiver.received.length === 2);
+    assert.ok(receiver.received[1]!.at - receiver.received[0]!.at >= 1900);
+    await receiver.close();
+  });
+
+  it('gives up after the whole schedule, and a 410 disables the endpoint at once with an alert', async () => {
+    const failing = await startReceiver(() => 503);
+    const hook = await createHook(failing.url);
+    await api.request('POST', `/webhooks/${hook.id}/test`, { key: org.keys.admin });
+    const failed = await waitFor('failed', async () => {
+      const [d] = await deliveriesOf(hook.id);
+      return d.status === 'failed' && d;
+    });
+    assert.equal(failed.attempts.length, 8, '8 attempts in all');
+    await failing.close();
+
+    const gone = await startReceiver(() => 410);
+    const goneHook = await createHook(gone.url);
+    await api.request('POST', `/webhooks/${goneHook.id}/test`, { key: org.keys.admin });
+    const disabled = await waitFor('disabled', async () => {
+      const w = await api.request('GET', `/webhooks/${goneHook.id}`, { key: org.keys.admin });
+      return w.body.data.status === 'disabled' && w.body.data;
+    });
+    assert.match(disabled.disabledReason, /410/);
+    assert.equal(gone.received.length, 1);
+    const alerts = await sql<{ type: string; source_id: string }>(api.runtime.orm.em.fork(), `select type, source_id from alerts where organisation_id = ? and type = 'webhook_disabled'`, [org.id]);
+    assert.ok(alerts.some((a) => a.source_id === goneHook.id));
+    await gone.close();
+  });
+
+  it('rotation signs with both secrets for a while; redelivery resends the same delivery id', async () => {
+    const receiver = await startReceiver();
+    const hook = await createHook(receiver.url);
+    const rotated = await api.request('POST', `/webhooks/${hook.id}/rotate-secret`, { key: org.keys.admin });
+    assert.equal(rotated.status, 200);
+    assert.notEqual(rotated.body.data.secret, hook.secret);
+    const test = await api.request('POST', `/webhooks/${hook.id}/test`, { key: org.keys.admin });
+    await waitFor('delivery', async () => receiver.received.length === 1);
+    const header = String(receiver.received[0]!.headers['x-service-signature']);
+    assert.equal(header.match(/v1=/g)!.length, 2);
+    stripe.webhooks.constructEvent(receiver.received[0]!.raw, header, hook.secret);
+    stripe.webhooks.constructEvent(receiver.received[0]!.raw, header, rotated.body.data.secret);
+    assert.throws(() => verifyWebhookSignature(receiver.received[0]!.raw, header, 'whsec_wrong'));
+    assert.throws(() => verifyWebhookSignature(receiver.received[0]!.raw, header, hook.secret, { now: Math.floor(Date.now() / 1000) + 301 }));
+    assert.throws(() => verifyWebhookSignature(receiver.received[0]!.raw + ' ', header, hook.secret));
+
+    await waitFor('succeeded', async () => (await deliveriesOf(hook.id))[0].status === 'succeeded');
+    const again = await api.request('POST', `/webhooks/${hook.id}/deliveries/${test.body.data.deliveryId}/redeliver`, { key: org.keys.admin });
+    assert.equal(again.status, 200);
+    await waitFor('redelivery', async () => receiver.received.length === 2);
+    assert.equal(receiver.received[1]!.headers['x-service-delivery'], test.body.data.deliveryId);
+    await receiver.close();
+  });
+
+  it('webhook management: validation, admin role, list, update, delete, cross-organisation 404', async () => {
+    assert.equal((await api.request('POST', '/webhooks', { key: org.keys.write, body: { url: 'https://x.example.com', events: ['*'] } })).status, 403);
+    const bad = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: 'https://x.example.com', events: ['nope'] } });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.error.details.fields[0].field, 'events[0]');
+    const hook = await createHook('https://hooks.example.com/a', ['task.created']);
+    const list = await api.request('GET', '/webhooks', { key: org.keys.admin });
+    assert.ok(list.body.data.some((w: any) => w.id === hook.id && w.secret === undefined));
+    const patched = await api.request('PATCH', `/webhooks/${hook.id}`, { key: org.keys.admin, body: { events: ['task.created', 'task.updated'], status: 'disabled' } });
+    assert.deepEqual(patched.body.data.events, ['task.created', 'task.updated']);
+    assert.equal(patched.body.data.status, 'disabled');
+    const other = await createTestOrg(api.runtime);
+    assert.equal((await api.request('GET', `/webhooks/${hook.id}`, { key: other.keys.admin })).status, 404);
+    assert.equal((await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin })).status, 200);
+    assert.equal((await api.request('GET', `/webhooks/${hook.id}`, { key: org.keys.admin })).status, 404);
+  });
+
+  it('refuses private, loopback, link-local and metadata addresses with the guard on, before connecting', async () => {
+    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, temporal: api.runtime.temporal.client });
+    for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://localhost/hook']) {
+      const hook = await createHook(url);
+      const em = api.runtime.orm.em.fork();
+      const event = await createServices(em).events.record(em, { organisationId: org.id, type: 'task.created', dedupeKey: `guard:${url}`, data: {} });
+      const [ref] = await services.deliveries.fanOut(event.id, hook.id);
+      const outcome = await services.deliveries.attempt(ref!.id, 1000, { timeoutMs: 2000, allowPrivate: false, disableAfterMs: 1e12 });
+      assert.equal(outcome.outcome, 'retry');
+      const [attempt] = await sql<{ error: string }>(em, `select error from delivery_attempts where delivery_id = ?`, [ref!.id]);
+      assert.match(attempt!.error, /PRIVATE_ADDRESS/, url);
+    }
+  });
+
+  it('fans 1,000 events out to 3 endpoints: exactly 3,000 deliveries, each received once', async () => {
+    const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+    const fanOrg = await createTestOrg(api.runtime);
+    for (const r of receivers) {
+      const res = await api.request('POST', '/webhooks', { key: fanOrg.keys.admin, body: { url: r.url, events: ['task.created'] } });
+      assert.equal(res.status, 201);
+    }
+    const em = api.runtime.orm.em.fork();
+    const services = createServices(em, { config: api.runtime.config, temporal: api.runtime.temporal.client });
+    const eventIds: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const e = await em.transactional((tx) => services.events.record(tx, { organisationId: fanOrg.id, type: 'task.created', dedupeKey: `fan:${fanOrg.id}:${i}`, data: { taskId: `tsk_${i}` } }));
+      eventIds.push(e.id);
+    }
+    const dispatcher = services.eventDispatcher();
+    let next = 0;
+    await Promise.all(Array.from({ length: 10 }, async () => {
+      while (next < eventIds.length) await dispatcher.dispatch(eventIds[next++]!);
+    }));
+    // A repeated fan-out (a retried activity) creates nothing new.
+    await dispatcher.dispatch(eventIds[0]!);
+    const [count] = await sql<{ n: number }>(em, `select count(*)::int as n from deliveries where organisation_id = ?`, [fanOrg.id]);
+    assert.equal(count!.n, 3000);
+    await waitFor('all 3,000 received', async () => receivers.every((r) => new Set(r.received.map((x) => x.headers['x-service-delivery'])).size === 1000), 300_000, 1000);
+    for (const r of receivers) {
+      const ids = r.received.map((x) => x.headers['x-service-delivery']);
+      assert.equal(new Set(ids).size, 1000, 'every delivery received');
+      assert.equal(ids.length, 1000, 'and received once');
+    }
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+});
