@@ -17,6 +17,9 @@ const schema = z.object({
   TASK_QUEUE_PREFIX: z.string().default(''),
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Behind a load balancer: take the client address from X-Forwarded-For (per-address limits). */
+  TRUST_PROXY: bool.default(false),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ALLOW_PRIVATE_NETWORK_FETCH: bool.default(false),

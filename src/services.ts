@@ -15,6 +15,9 @@ import { OrganisationService } from './modules/organisations/organisation.servic
 import { PlaceService } from './modules/places/place.service.js';
 import { ProductService } from './modules/products/product.service.js';
 import { ProjectService } from './modules/projects/project.service.js';
+import { IdempotencyService } from './modules/idempotency/idempotency.service.js';
+import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
+import { UsageService } from './modules/usage/usage.service.js';
 import { DeliveryService } from './modules/webhooks/delivery.service.js';
 import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
 import { WebhookService } from './modules/webhooks/webhook.service.js';
@@ -33,6 +36,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
   const alerts = new AlertService();
+  const rateLimiter = new RateLimiter(em);
   const deliveries = new DeliveryService(em, alerts);
   const temporal = () => {
     if (!context.temporal) throw new Error('this process has no Temporal client');
@@ -59,6 +63,9 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     alerts,
     deliveries,
     eventDispatcher,
+    rateLimiter,
+    idempotency: new IdempotencyService(em),
+    usage: new UsageService(em, credits, rateLimiter),
     webhooks: new WebhookService(em, events, deliveries, eventDispatcher, config.ALLOW_PRIVATE_NETWORK_FETCH),
   };
 }

@@ -82,9 +82,18 @@ const relay = setInterval(() => {
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);
 
+// Housekeeping: rate-limit log rows past their window and idempotency keys past 24 hours.
+const housekeeping = setInterval(() => {
+  const services = createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger });
+  Promise.all([services.rateLimiter.purgeExpired(), services.idempotency.purgeExpired()])
+    .then(([hits, keys]) => logger.debug({ hits, keys }, 'expired rate-limit hits and idempotency keys purged'))
+    .catch((err) => logger.warn({ err }, 'housekeeping failed'));
+}, 60_000);
+
 logger.info({ taskQueues: Object.values(TASK_QUEUES) }, 'worker started');
 await Promise.all(workers.map((w) => w.run()));
 clearInterval(relay);
+clearInterval(housekeeping);
 health.close();
 await connection.close();
 await runtime.close();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import Koa, { type Context, type Next } from 'koa';
+import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
 import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -12,6 +13,7 @@ import { temporalHealthy } from '../temporal/client.js';
 import { roleAllows, type AuthContext } from './auth-context.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './error-handler.js';
+import { guardAuthFailures, idempotency, rateLimit } from './limits.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
@@ -19,7 +21,7 @@ import { apiRoutes } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
 
-export type AppDeps = { orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger };
+export type AppDeps = { orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger; config: Config };
 
 function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
@@ -38,11 +40,12 @@ function requestLog(logger: Logger) {
   };
 }
 
-function authenticate(services: Services, publicPaths: Set<string>) {
+function authenticate(services: Services, publicPaths: Set<string>, authFailuresPerMinute: number) {
   return async (ctx: Context, next: Next) => {
     if (!ctx.path.startsWith(API_PREFIX) || publicPaths.has(ctx.path)) return next();
-    const owner = await services.apiKeys.authenticate(ctx.get('authorization') || undefined);
-    ctx.state.auth = owner satisfies AuthContext;
+    await guardAuthFailures(ctx, services.rateLimiter, authFailuresPerMinute, async () => {
+      ctx.state.auth = (await services.apiKeys.authenticate(ctx.get('authorization') || undefined)) satisfies AuthContext;
+    });
     return next();
   };
 }
@@ -64,12 +67,12 @@ function mount(router: Router, route: RouteDefinition): void {
 }
 
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] } {
-  const { orm, services, temporal, logger } = deps;
+  const { orm, services, temporal, logger, config } = deps;
   const routes = apiRoutes(services);
   const openapi = buildOpenApiDocument(routes);
   const referencePage = renderReferencePage(openapi as never);
 
-  const app = new Koa();
+  const app = new Koa({ proxy: config.TRUST_PROXY });
   app.silent = true;
 
   const health = new Router();
@@ -103,8 +106,10 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   app.use(health.routes());
   app.use(docs.routes());
   app.use((ctx, next) => RequestContext.create(orm.em, next));
-  app.use(authenticate(services, publicPaths));
+  app.use(authenticate(services, publicPaths, config.AUTH_FAILURES_PER_MINUTE));
   app.use(jsonBody());
+  app.use(rateLimit(() => services.rateLimiter));
+  app.use(idempotency(() => services.idempotency));
   // Runs last on the way out: anything no router answered is a 404 in the error envelope.
   app.use(async (ctx, next) => {
     await next();

@@ -7,6 +7,7 @@ export type AuthContext = {
   apiKeyId: string;
   role: ApiKeyRole;
   plan: PlanTier;
+  customLimits: { rateLimits?: Record<string, number>; maxBatchSize?: number } | null;
 };
 
 const RANK: Record<ApiKeyRole, number> = { read: 0, write: 1, admin: 2 };

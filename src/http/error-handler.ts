@@ -44,6 +44,10 @@ export function toAppError(err: unknown): AppError {
   return new InternalError();
 }
 
+export function errorBody(e: AppError) {
+  return { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } };
+}
+
 /** The one place where errors become HTTP responses. Stack traces and SQL never leave the process. */
 export function errorHandler(logger: Logger) {
   return async (ctx: Context, next: Next) => {
@@ -55,9 +59,7 @@ export function errorHandler(logger: Logger) {
         logger.error({ err, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
       }
       ctx.status = appError.status;
-      ctx.body = {
-        error: { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) },
-      };
+      ctx.body = errorBody(appError);
       if (appError.status === 503) ctx.set('Retry-After', '5');
     }
   };

@@ -3,6 +3,8 @@ import { productRoutes } from '../modules/products/product.routes.js';
 import { inventoryRoutes } from '../modules/inventory/inventory.routes.js';
 import { placeRoutes } from '../modules/places/place.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
+import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
+import { usageRoutes } from '../modules/usage/usage.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -16,5 +18,7 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...analysisRoutes(s.analyses),
     ...productRoutes(s.products),
     ...webhookRoutes(s.webhooks),
+    ...usageRoutes(s.usage),
+    ...apiKeyRoutes(s.apiKeys),
   ];
 }

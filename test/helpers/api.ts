@@ -44,7 +44,7 @@ export async function request(baseUrl: string, method: string, path: string, opt
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${baseUrl}${path.startsWith('/api') || path.startsWith('/health') ? path : `/api/v1${path}`}`, { method, headers, body });
+  const res = await fetch(`${baseUrl}${path.startsWith('/api/') || path.startsWith('/health') ? path : `/api/v1${path}`}`, { method, headers, body });
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -7,9 +7,21 @@ export type TestOrg = { id: string; keys: { read: string; write: string; admin: 
 let counter = 0;
 
 /** A fresh organisation with one key of each role; tests never share tenants. */
-export async function createTestOrg(runtime: Runtime, opts: { plan?: PlanTier; credits?: number; name?: string } = {}): Promise<TestOrg> {
+/**
+ * Without a plan the organisation is enterprise with limits no functional test reaches; the
+ * rate-limit tests choose a real plan.
+ */
+export async function createTestOrg(
+  runtime: Runtime,
+  opts: { plan?: PlanTier; credits?: number; name?: string; maxBatchSize?: number } = {},
+): Promise<TestOrg> {
   const s = createServices(runtime.orm.em.fork());
-  const org = await s.organisations.create({ name: opts.name ?? `Test org ${++counter}`, plan: opts.plan ?? 'scale', credits: opts.credits ?? 0 });
+  const org = await s.organisations.create({
+    name: opts.name ?? `Test org ${++counter}`,
+    plan: opts.plan ?? 'enterprise',
+    credits: opts.credits ?? 0,
+    customLimits: opts.plan ? null : { rateLimits: { analyses: 100_000, reads: 100_000, writes: 100_000 }, maxBatchSize: opts.maxBatchSize ?? 200 },
+  });
   const [read, write, admin] = await Promise.all(
     (['read', 'write', 'admin'] as const).map((role) => createServices(runtime.orm.em.fork()).apiKeys.create(org.id, role, `${role} key`)),
   );

@@ -9,6 +9,7 @@ export type KeyOwner = {
   organisationId: string;
   role: ApiKeyRole;
   plan: PlanTier;
+  customLimits: { rateLimits?: Record<string, number>; maxBatchSize?: number } | null;
 };
 
 export class ApiKeyRepository extends EntityRepository<ApiKey> {
@@ -17,15 +18,15 @@ export class ApiKeyRepository extends EntityRepository<ApiKey> {
    * next request on every API process.
    */
   async findActiveOwner(keyHash: string): Promise<KeyOwner | null> {
-    const rows = await sql<{ api_key_id: string; organisation_id: string; role: ApiKeyRole; plan: PlanTier }>(
+    const rows = await sql<{ api_key_id: string; organisation_id: string; role: ApiKeyRole; plan: PlanTier; custom_limits: KeyOwner['customLimits'] }>(
       this.getEntityManager(),
-      `select k.id as api_key_id, k.organisation_id, k.role, o.plan
+      `select k.id as api_key_id, k.organisation_id, k.role, o.plan, o.custom_limits
          from api_keys k join organisations o on o.id = k.organisation_id
         where k.key_hash = ? and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
       [keyHash],
     );
     const row = rows[0];
-    return row ? { apiKeyId: row.api_key_id, organisationId: row.organisation_id, role: row.role, plan: row.plan } : null;
+    return row ? { apiKeyId: row.api_key_id, organisationId: row.organisation_id, role: row.role, plan: row.plan, customLimits: row.custom_limits } : null;
   }
 
   /** Throttled so a busy key costs one write a minute, not one per request. */

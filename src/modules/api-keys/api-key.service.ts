@@ -43,6 +43,15 @@ export class ApiKeyService {
     return this.repo.find({ organisationId }, { orderBy: { id: 'desc' } });
   }
 
+  /** A new key with the same role and name; the old one stops now or after the grace period. */
+  async rotate(organisationId: string, id: string, graceSeconds: number): Promise<CreatedApiKey> {
+    const old = await this.repo.findOne({ id, organisationId, revokedAt: null });
+    if (!old) throw new NotFoundError('API key', id);
+    if (graceSeconds === 0) old.revokedAt = new Date();
+    else old.expiresAt = new Date(Date.now() + graceSeconds * 1000);
+    return this.create(organisationId, old.role, old.name);
+  }
+
   async revoke(organisationId: string, id: string): Promise<ApiKey> {
     const key = await this.repo.findOne({ id, organisationId });
     if (!key) throw new NotFoundError('API key', id);

@@ -4,7 +4,7 @@ import { CreditService } from '../credits/credit.service.js';
 import { Organisation, type PlanTier } from './organisation.entity.js';
 import { PLANS } from './plans.js';
 
-export type CreateOrganisationInput = { name: string; plan?: PlanTier; credits?: number };
+export type CreateOrganisationInput = { name: string; plan?: PlanTier; credits?: number; customLimits?: Organisation['customLimits'] };
 
 export class OrganisationService {
   constructor(
@@ -22,6 +22,7 @@ export class OrganisationService {
       plan,
       monthlyCredits: PLANS[plan].monthlyCredits,
       periodEnd,
+      customLimits: input.customLimits ?? null,
     });
     await this.em.flush();
     const credits = input.credits ?? PLANS[plan].monthlyCredits;

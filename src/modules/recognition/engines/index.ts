@@ -1,2 +1,3 @@
 // Registers the recognition engines that RECOGNIZER can select.
 import './local.js';
+import './openai.js';

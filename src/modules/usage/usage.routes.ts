@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { dataEnvelope, defineRoute } from '../../http/route.js';
+import { PLAN_TIERS } from '../organisations/organisation.entity.js';
+import type { UsageService } from './usage.service.js';
+
+const window = z.object({ limit: z.number().int(), remaining: z.number().int(), resetAt: z.iso.datetime() });
+
+export const usageSchema = z
+  .object({
+    maxBatchSize: z.number().int(),
+    credits: z.object({
+      remaining: z.number().int(),
+      usedThisPeriod: z.number().int().meta({ description: 'Credits consumed by analyses this plan period, net of refunds.' }),
+      plan: z.number().int().meta({ description: 'Plan credits left this period (spent first).' }),
+      payg: z.number().int().meta({ description: 'Pay-as-you-go credits left.' }),
+    }),
+    plan: z.object({ tier: z.enum(PLAN_TIERS), periodEnd: z.iso.datetime(), monthlyCredits: z.number().int() }),
+    rateLimits: z.object({ analyses: window, reads: window, writes: window }).meta({ description: "This API key's rolling 60-second windows." }),
+  })
+  .meta({ id: 'Usage' });
+
+export function usageRoutes(usage: UsageService) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/usage',
+      operationId: 'getUsage',
+      summary: 'Credit balance, plan, batch size and live rate-limit windows',
+      tag: 'Usage',
+      status: 200,
+      response: dataEnvelope(usageSchema),
+      handler: async ({ auth }) => ({ body: { data: await usage.usage(auth.organisationId, auth.apiKeyId) } }),
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import type { CreditService } from '../credits/credit.service.js';
+import { Organisation } from '../organisations/organisation.entity.js';
+import { limitsFor, type RateLimitCategory } from '../organisations/plans.js';
+import type { RateLimiter } from '../rate-limits/rate-limiter.js';
+
+export class UsageService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly credits: CreditService,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  /** decisions.md's usage shape: batch size, credits by pool, plan, and live rate-limit windows of this key. */
+  async usage(organisationId: string, apiKeyId: string) {
+    const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
+    const limits = limitsFor(org.plan, org.customLimits);
+    const balance = await this.credits.balance(organisationId);
+    const periodEnd = org.periodEnd ?? new Date(Date.now() + 30 * 86400_000);
+    const periodStart = new Date(periodEnd);
+    periodStart.setUTCMonth(periodStart.getUTCMonth() - 1);
+    const [used] = await sql<{ used: number }>(
+      this.em,
+      `select coalesce(-sum(plan_delta + payg_delta), 0)::int as used from credit_entries
+        where organisation_id = ? and reason in ('analysis', 'refund') and created_at >= ?`,
+      [organisationId, periodStart],
+    );
+    const rateLimits = {} as Record<RateLimitCategory, { limit: number; remaining: number; resetAt: string }>;
+    for (const category of ['analyses', 'reads', 'writes'] as const) {
+      const w = await this.limiter.peek(`key:${apiKeyId}:${category}`, limits.rateLimits[category]);
+      rateLimits[category] = { limit: w.limit, remaining: w.remaining, resetAt: new Date(w.resetAt * 1000).toISOString() };
+    }
+    return {
+      maxBatchSize: limits.maxBatchSize,
+      credits: { remaining: balance.remaining, usedThisPeriod: used?.used ?? 0, plan: balance.plan, payg: balance.payg },
+      plan: { tier: org.plan, periodEnd: periodEnd.toISOString(), monthlyCredits: org.monthlyCredits },
+      rateLimits,
+    };
+  }
+}
