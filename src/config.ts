@@ -42,6 +42,9 @@ const schema = z.object({
 
 export type Config = z.infer<typeof schema>;
 
+/** For the README check: every variable must be documented there. */
+export const CONFIG_KEYS = Object.keys(schema.shape);
+
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const result = schema.safeParse(env);
   if (!result.success) {
