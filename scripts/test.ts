@@ -46,11 +46,11 @@ try {
     cleanups.push(() => db.stop());
     serverUrl = db.url;
   }
-  const databaseUrl = await recreateDatabase(serverUrl, 'shelf_test');
+  const databaseUrl = await recreateDatabase(serverUrl, process.env.TEST_DATABASE_NAME ?? 'shelf_test');
   const orm = await initORM(databaseUrl);
   await migrate(orm);
   await orm.close();
-  say(`database ready: ${new URL(databaseUrl).host}/shelf_test`);
+  say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {

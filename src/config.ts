@@ -35,6 +35,14 @@ const schema = z.object({
     .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
     .transform((s) => s.split(',').map((v) => Number(v.trim())))
     .refine((a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n >= 0), 'comma-separated milliseconds'),
+  /** A task is overdue this long after the start (00:00 UTC) of its due date: by default when the day ends. */
+  TASK_OVERDUE_AFTER_MS: z.coerce.number().int().default(24 * 3600 * 1000),
+  /** Grades below this raise a low_compliance alert. */
+  LOW_COMPLIANCE_GRADE: z.enum(['A', 'B', 'C', 'D']).default('C'),
+  /** A matched product's price further than this share from the item's expectedPrice raises price_mismatch. */
+  PRICE_MISMATCH_SHARE: z.coerce.number().min(0).max(10).default(0.1),
+  /** A balance below this after a submission raises credits_low. */
+  CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).default(10),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   /** An endpoint whose deliveries have all failed for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3600 * 1000),

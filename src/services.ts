@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { taskQueues } from '../workflows/shared/task-queues.js';
 import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AlertService } from './modules/alerts/alert.service.js';
 import { AnalysisProcessingService } from './modules/analyses/analysis-processing.service.js';
 import { AnalysisStarter } from './modules/analyses/analysis-starter.js';
@@ -18,6 +19,8 @@ import { ProjectService } from './modules/projects/project.service.js';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
 import { UsageService } from './modules/usage/usage.service.js';
+import { TaskCommands } from './modules/tasks/task-commands.js';
+import { TaskService } from './modules/tasks/task.service.js';
 import { DeliveryService } from './modules/webhooks/delivery.service.js';
 import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
 import { WebhookService } from './modules/webhooks/webhook.service.js';
@@ -35,7 +38,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const events = new EventService();
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
-  const alerts = new AlertService();
+  const alerts = new AlertService(em);
   const rateLimiter = new RateLimiter(em);
   const deliveries = new DeliveryService(em, alerts);
   const temporal = () => {
@@ -45,6 +48,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const queues = taskQueues(config.TASK_QUEUE_PREFIX);
   let starter: AnalysisStarter | undefined;
   const analysisStarter = () => (starter ??= new AnalysisStarter(em, temporal(), queues, logger));
+  const tasks = new TaskService(em, projects, events, alerts, { lowComplianceGrade: config.LOW_COMPLIANCE_GRADE, priceMismatchShare: config.PRICE_MISMATCH_SHARE });
   let dispatcher: EventDispatcher | undefined;
   const eventDispatcher = () => (dispatcher ??= new EventDispatcher(em, deliveries, temporal(), queues, config.WEBHOOK_RETRY_SCHEDULE_MS));
   return {
@@ -56,14 +60,17 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     projects,
     places,
     inventory: new InventoryService(em, projects),
-    analyses: new AnalysisService(em, credits, places, analysisStarter, config.ANALYSIS_RUNS),
+    analyses: new AnalysisService(em, credits, places, analysisStarter, config.ANALYSIS_RUNS, alerts, config.CREDITS_LOW_THRESHOLD),
     analysisStarter,
-    analysisProcessing: new AnalysisProcessingService(em, credits, events),
+    analysisProcessing: new AnalysisProcessingService(em, credits, events, alerts),
     products: new ProductService(em),
     alerts,
     deliveries,
     eventDispatcher,
     rateLimiter,
+    tasks,
+    alertCommands: () => new AlertCommands(alerts, temporal(), queues),
+    taskCommands: () => new TaskCommands(tasks, temporal(), queues, eventDispatcher, config.TASK_OVERDUE_AFTER_MS, logger),
     idempotency: new IdempotencyService(em),
     usage: new UsageService(em, credits, rateLimiter),
     webhooks: new WebhookService(em, events, deliveries, eventDispatcher, config.ALLOW_PRIVATE_NETWORK_FETCH),

@@ -43,6 +43,14 @@ const workers = await Promise.all([
   Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: TASK_QUEUES.tasks,
+    workflowsPath,
+    activities,
+    maxConcurrentActivityTaskExecutions: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
+  }),
+  Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: TASK_QUEUES.deliveries,
     workflowsPath,
     activities,
@@ -76,8 +84,8 @@ const relay = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
   const services = createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger });
-  Promise.all([services.analysisStarter().sweep(10_000), services.eventDispatcher().sweep(10_000)])
-    .then(([workflows, events]) => workflows + events > 0 && logger.info({ workflows, events }, 'relay started stranded work'))
+  Promise.all([services.analysisStarter().sweep(10_000), services.taskCommands().sweep(10_000), services.eventDispatcher().sweep(10_000)])
+    .then(([analyses, tasks, events]) => analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'))
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);

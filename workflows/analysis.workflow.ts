@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   defineQuery,
+  getExternalWorkflowHandle,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -10,8 +11,9 @@ import {
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
 import type { DeliveryActivities } from '../activities/delivery.activities.js';
 import { SA } from './shared/search-attributes.js';
+import { analysisFinishedSignal, analysisSubmittedSignal } from './task.workflow.js';
 
-export type AnalysisWorkflowInput = { analysisId: string; recognitionTaskQueue: string };
+export type AnalysisWorkflowInput = { analysisId: string; recognitionTaskQueue: string; taskId?: string | null };
 
 export type AnalysisWorkflowResult = {
   analysisId: string;
@@ -67,6 +69,17 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['RecognitionRejectedError'] },
   });
 
+  // The task this photo fulfils moves along by signal; a task whose workflow has ended ignores it.
+  const task = input.taskId ? getExternalWorkflowHandle(input.taskId) : null;
+  const tell = async (fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (err) {
+      log.info('task workflow not reachable', { taskId: input.taskId, error: String(err) });
+    }
+  };
+  if (task) await tell(() => task.signal(analysisSubmittedSignal, { analysisId }));
+
   let outcome;
   try {
     const prepared = await fetching.fetchImage({ analysisId });
@@ -99,6 +112,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   }
 
   if (outcome.eventIds.length > 0) await dispatching.dispatchEvents({ eventIds: outcome.eventIds });
+  if (task) await tell(() => task.signal(analysisFinishedSignal, { analysisId, status: outcome.status }));
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
   progress.stage = 'done';
   return { analysisId, status: outcome.status, productCount: outcome.productCount, errorCode: outcome.errorCode };

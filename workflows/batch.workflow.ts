@@ -34,7 +34,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
     analyses.map((a) =>
       startChild(analysisWorkflow, {
         workflowId: a.id,
-        args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue }],
+        args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue, taskId: a.taskId }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         memo: { imageUrl: a.imageUrl },

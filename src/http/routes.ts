@@ -5,6 +5,8 @@ import { placeRoutes } from '../modules/places/place.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
 import { usageRoutes } from '../modules/usage/usage.routes.js';
+import { taskRoutes } from '../modules/tasks/task.routes.js';
+import { alertRoutes } from '../modules/alerts/alert.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -18,6 +20,8 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...analysisRoutes(s.analyses),
     ...productRoutes(s.products),
     ...webhookRoutes(s.webhooks),
+    ...taskRoutes(s.tasks, s.taskCommands),
+    ...alertRoutes(s.alerts, s.alertCommands),
     ...usageRoutes(s.usage),
     ...apiKeyRoutes(s.apiKeys),
   ];

@@ -29,6 +29,7 @@ export async function startTestWorkers(runtime: Runtime, recognizer: Recognizer)
   const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => recognizer });
   const workers = await Promise.all([
     Worker.create({ connection, taskQueue: queues.analyses, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
+    Worker.create({ connection, taskQueue: queues.tasks, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
     Worker.create({ connection, taskQueue: queues.deliveries, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
     Worker.create({ connection, taskQueue: queues.recognition, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 4 }),
   ]);

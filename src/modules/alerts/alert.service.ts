@@ -1,4 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { TenantRepository } from '../../db/tenant-repository.js';
+import { NotFoundError } from '../../lib/errors.js';
+import type { Page } from '../../lib/pagination.js';
+import { Alert } from './alert.entity.js';
+import type { UpdateAlertInput } from './alert.schemas.js';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import type { ALERT_SEVERITIES, ALERT_SOURCE_TYPES, ALERT_TYPES } from './alert.entity.js';
@@ -17,7 +22,56 @@ export type RaiseAlert = {
   dedupeKey?: string;
 };
 
+export type AlertFilters = { type?: Alert['type']; severity?: Alert['severity']; status?: Alert['status']; placeId?: string };
+
 export class AlertService {
+  private readonly repo?: TenantRepository<Alert>;
+
+  /** Without an entity manager it can only raise alerts (inside a caller's transaction). */
+  constructor(private readonly em?: EntityManager) {
+    if (em) this.repo = new TenantRepository(em, Alert);
+  }
+
+  list(organisationId: string, filters: AlertFilters, page: Page) {
+    const where: FilterQuery<Alert> = {};
+    if (filters.type) where.type = filters.type;
+    if (filters.severity) where.severity = filters.severity;
+    if (filters.status) where.status = filters.status;
+    if (filters.placeId) where.placeId = filters.placeId;
+    return this.repo!.page(organisationId, where, page);
+  }
+
+  async get(organisationId: string, id: string): Promise<Alert> {
+    const alert = await this.repo!.findInOrg(organisationId, id);
+    if (!alert) throw new NotFoundError('alert', id);
+    return alert;
+  }
+
+  /** Status and pin changes, recording who and when. Snoozing returns the alert's snooze deadline. */
+  async update(organisationId: string, id: string, input: UpdateAlertInput, actor: string): Promise<Alert> {
+    const alert = await this.get(organisationId, id);
+    if (input.status !== undefined) {
+      alert.status = input.status;
+      alert.snoozedUntil =
+        input.status === 'snoozed' ? (input.snoozedUntil ? new Date(input.snoozedUntil) : new Date(Date.now() + input.snoozeDurationMs!)) : null;
+    }
+    if (input.isPinned !== undefined) alert.isPinned = input.isPinned;
+    alert.actionedBy = actor;
+    alert.actionedAt = new Date();
+    await this.em!.flush();
+    return alert;
+  }
+
+  /** The snooze timer fired: back to unread, unless the alert was changed or re-snoozed since. */
+  async endSnooze(alertId: string, until: string): Promise<boolean> {
+    const rows = await sql<{ id: string }>(
+      this.em!,
+      `update alerts set status = 'unread', snoozed_until = null, updated_at = now() where id = ? and status = 'snoozed' and snoozed_until = ? returning id`,
+      [alertId, new Date(until)],
+    );
+    return rows.length === 1;
+  }
+
   /** Raises an alert inside the caller's transaction; returns its id, new or existing. */
   async raise(em: EntityManager, a: RaiseAlert): Promise<{ id: string; created: boolean }> {
     const rows = await sql<{ id: string; inserted: boolean }>(

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
+import type { AlertService } from '../alerts/alert.service.js';
 import type { CreditService } from '../credits/credit.service.js';
 import type { EventService, RecordedEvent } from '../events/event.service.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
@@ -33,6 +34,7 @@ export class AnalysisProcessingService {
     private readonly em: EntityManager,
     private readonly credits: CreditService,
     private readonly events: EventService,
+    private readonly alerts: AlertService,
   ) {}
 
   private async load(analysisId: string): Promise<Analysis> {
@@ -186,6 +188,17 @@ export class AnalysisProcessingService {
         status: 'failed',
         failedRuns: analysis.failedRuns,
       },
+    });
+    await this.alerts.raise(em, {
+      organisationId: analysis.organisationId,
+      type: 'analysis_failed',
+      severity: 'warning',
+      title: 'Analysis failed',
+      message: `Analysis ${analysis.id} failed (${code}): ${message}`.slice(0, 1000),
+      sourceType: 'analysis',
+      sourceId: analysis.id,
+      placeId: analysis.placeId,
+      metadata: { analysisId: analysis.id, errorCode: code, imageUrl: analysis.imageUrl, externalId: analysis.externalId ?? null, taskId: analysis.taskId ?? null },
     });
     await em.nativeDelete(ImageBlob, { analysisId: analysis.id });
     return this.outcome(analysis, [event]);

@@ -26,7 +26,7 @@ export class AnalysisStarter {
       await this.client.workflow.start<typeof analysisWorkflow>('analysisWorkflow', {
         workflowId: a.id,
         taskQueue: this.queues.analyses,
-        args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition }],
+        args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         memo: { imageUrl: a.imageUrl },
         typedSearchAttributes: [

@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
-import type { CreditService } from '../credits/credit.service.js';
+import type { AlertService } from '../alerts/alert.service.js';
+import type { Balance, CreditService } from '../credits/credit.service.js';
 import { Organisation } from '../organisations/organisation.entity.js';
 import { limitsFor } from '../organisations/plans.js';
 import type { PlaceService } from '../places/place.service.js';
@@ -13,6 +14,7 @@ import { AnalysisRepository, type AnalysisFilters } from './analysis.repository.
 import type { AnalysisStarter } from './analysis-starter.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
 import { Batch } from './batch.entity.js';
+import { Task } from '../tasks/task.entity.js';
 
 export type Submitted = { analysis: Analysis; callbackSecret?: string };
 
@@ -29,19 +31,23 @@ export class AnalysisService {
     private readonly places: PlaceService,
     private readonly starter: () => AnalysisStarter,
     private readonly totalRuns: number,
+    private readonly alerts: AlertService,
+    private readonly creditsLowThreshold: number,
   ) {
     this.repo = new AnalysisRepository(em, Analysis);
   }
 
-  /** Every placeId named must be a place of this organisation (422 on the exact field otherwise). */
-  private async assertPlaces(organisationId: string, images: { placeId?: string }[], fieldOf: (i: number) => string) {
-    const wanted = [...new Set(images.map((i) => i.placeId).filter((p): p is string => !!p))];
-    if (wanted.length === 0) return;
-    const found = new Set((await this.places.repo.find({ organisationId, id: { $in: wanted } }, { fields: ['id'] })).map((p) => p.id));
-    const issues = images
-      .map((img, i) => ({ img, i }))
-      .filter(({ img }) => img.placeId && !found.has(img.placeId))
-      .map(({ img, i }) => ({ field: fieldOf(i), message: `No place with id '${img.placeId}'.`, code: 'unknown_reference' }));
+  /** Every placeId and taskId named must belong to this organisation (422 on the exact field otherwise). */
+  private async assertPlaces(organisationId: string, images: { placeId?: string; taskId?: string }[], fieldOf: (i: number, f: 'placeId' | 'taskId') => string) {
+    const ids = (f: 'placeId' | 'taskId') => [...new Set(images.map((i) => i[f]).filter((p): p is string => !!p))];
+    const places = ids('placeId');
+    const tasks = ids('taskId');
+    const foundPlaces = new Set(places.length ? (await this.places.repo.find({ organisationId, id: { $in: places } }, { fields: ['id'] })).map((p) => p.id) : []);
+    const foundTasks = new Set(tasks.length ? (await this.em.find(Task, { organisationId, id: { $in: tasks } }, { fields: ['id'] })).map((t) => t.id) : []);
+    const issues = images.flatMap((img, i) => [
+      ...(img.placeId && !foundPlaces.has(img.placeId) ? [{ field: fieldOf(i, 'placeId'), message: `No place with id '${img.placeId}'.`, code: 'unknown_reference' }] : []),
+      ...(img.taskId && !foundTasks.has(img.taskId) ? [{ field: fieldOf(i, 'taskId'), message: `No task with id '${img.taskId}'.`, code: 'unknown_reference' }] : []),
+    ]);
     if (issues.length) throw new ValidationError(`Invalid body: ${issues.map((x) => `${x.field}: ${x.message}`).join('; ')}`, issues);
   }
 
@@ -62,13 +68,30 @@ export class AnalysisService {
     });
   }
 
+  /** One credits_low alert per organisation and plan period once the balance drops under the threshold. */
+  private async warnIfLow(em: EntityManager, organisationId: string, balance: Balance) {
+    if (balance.remaining >= this.creditsLowThreshold) return;
+    const org = await em.findOneOrFail(Organisation, { id: organisationId });
+    await this.alerts.raise(em, {
+      organisationId,
+      type: 'credits_low',
+      severity: balance.remaining === 0 ? 'critical' : 'warning',
+      title: 'Credits running low',
+      message: `${balance.remaining} credit(s) left (plan ${balance.plan}, pay-as-you-go ${balance.payg}).`,
+      sourceType: 'organisation',
+      sourceId: organisationId,
+      metadata: { remaining: balance.remaining, threshold: this.creditsLowThreshold },
+      dedupeKey: `credits_low:${organisationId}:${org.periodEnd?.toISOString() ?? 'none'}`,
+    });
+  }
+
   /** Charges the credit and writes the analysis in one transaction; the workflow starts after the commit. */
   async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
-    await this.assertPlaces(organisationId, [input], () => 'placeId');
+    await this.assertPlaces(organisationId, [input], (_i, f) => f);
     const secret = input.callbackUrl ? callbackSecret() : undefined;
     const analysis = await this.em.transactional(async (em) => {
       const a = this.newAnalysis(em, organisationId, input, { callbackUrl: input.callbackUrl, secret });
-      await this.credits.consume(em, organisationId, [a.id]);
+      await this.warnIfLow(em, organisationId, await this.credits.consume(em, organisationId, [a.id]));
       await em.flush();
       return a;
     });
@@ -84,13 +107,13 @@ export class AnalysisService {
         { field: 'images', message: `At most ${maxBatchSize} images per batch on the ${org.plan} plan.`, code: 'too_big' },
       ]);
     }
-    await this.assertPlaces(organisationId, images, (i) => `images[${i}].placeId`);
+    await this.assertPlaces(organisationId, images, (i, f) => `images[${i}].${f}`);
     const batchId = newId('batch');
     const secrets = images.map(() => (callbackUrl ? callbackSecret() : undefined));
     const { batch, analyses } = await this.em.transactional(async (em) => {
       const b = em.create(Batch, { id: batchId, organisationId, total: images.length, callbackUrl: callbackUrl ?? null });
       const rows = images.map((img, i) => this.newAnalysis(em, organisationId, img, { batchId, callbackUrl, secret: secrets[i] }));
-      await this.credits.consume(em, organisationId, rows.map((r) => r.id));
+      await this.warnIfLow(em, organisationId, await this.credits.consume(em, organisationId, rows.map((r) => r.id)));
       await em.flush();
       return { batch: b, analyses: rows };
     });

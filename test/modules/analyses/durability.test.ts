@@ -13,10 +13,11 @@ import { uniquePrefix } from '../../helpers/worker.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 
-function startWorkerProcess(prefix: string): { child: ChildProcess; recognizing: Promise<void> } {
+/** Only the relay test runs a relay: it sweeps the whole database, including other test files' rows. */
+function startWorkerProcess(prefix: string, relay = false): { child: ChildProcess; recognizing: Promise<void> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
     cwd: root,
-    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', OUTBOX_RELAY_INTERVAL_MS: '500', LOG_LEVEL: 'warn' },
+    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', OUTBOX_RELAY_INTERVAL_MS: relay ? '500' : '3600000', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const recognizing = new Promise<void>((done) => {
@@ -90,7 +91,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(row!.workflow_started_at, null);
 
     // A worker process runs the relay; it starts the stranded workflow after its grace period.
-    const worker = startWorkerProcess(prefix);
+    const worker = startWorkerProcess(prefix, true);
     children.push(worker.child);
     const done = await waitFor('the relay to start and finish the analysis', async () => {
       const r = await api.request('GET', `/analyses/${analysis.id}`, { key: org.keys.read });

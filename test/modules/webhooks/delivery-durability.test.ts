@@ -13,7 +13,8 @@ const root = resolve(import.meta.dirname, '../../..');
 function startWorkerProcess(prefix: string): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
     cwd: root,
-    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'warn' },
+    // No relay here: it would sweep rows of other test files running at the same time.
+    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'warn', OUTBOX_RELAY_INTERVAL_MS: '3600000' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

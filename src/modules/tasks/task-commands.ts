@@ -1,0 +1,105 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { AppError, InvalidTransitionError, NotFoundError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import type { changeTaskUpdate, taskDeletedSignal, taskWorkflow } from '../../../workflows/index.js';
+import { SA } from '../../../workflows/shared/search-attributes.js';
+import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import type { EventDispatcher } from '../webhooks/event-dispatcher.js';
+import type { Task } from './task.entity.js';
+import type { CreateTaskInput, TaskDetail, UpdateTaskInput } from './task.schemas.js';
+import type { TaskService } from './task.service.js';
+
+/**
+ * What the API does to tasks: the database through TaskService, the lifecycle through the task's
+ * workflow (workflow id = task id).
+ */
+export class TaskCommands {
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly client: Client,
+    private readonly queues: TaskQueues,
+    private readonly dispatcher: () => EventDispatcher,
+    private readonly overdueAfterMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(task: Task): Promise<void> {
+    try {
+      await this.client.workflow.start<typeof taskWorkflow>('taskWorkflow', {
+        workflowId: task.id,
+        taskQueue: this.queues.tasks,
+        args: [{ taskId: task.id, status: task.status, dueDate: task.dueDate ?? null, overdueAfterMs: this.overdueAfterMs, overdueRaisedFor: null }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        memo: { title: task.title },
+        typedSearchAttributes: [
+          { key: SA.organisationId, value: task.organisationId },
+          { key: SA.taskId, value: task.id },
+          ...(task.placeId ? [{ key: SA.placeId, value: task.placeId }] : []),
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    await this.tasks.markWorkflowStarted(task.id);
+  }
+
+  async create(organisationId: string, input: CreateTaskInput): Promise<TaskDetail> {
+    const { task, eventId } = await this.tasks.create(organisationId, input);
+    // Both are repeated by the worker's relay if this process dies here.
+    try {
+      await this.start(task);
+      await this.dispatcher().dispatch(eventId);
+    } catch (err) {
+      this.logger.warn({ err, taskId: task.id }, 'task workflow start or event dispatch deferred to the relay');
+    }
+    return this.tasks.detail(task);
+  }
+
+  /** Sent to the workflow as an Update: the answer is the workflow's decision. */
+  async update(organisationId: string, id: string, change: UpdateTaskInput, actor: string | null): Promise<TaskDetail> {
+    await this.tasks.checkChange(organisationId, id, change);
+    const handle = this.client.workflow.getHandle(id);
+    try {
+      return await handle.executeUpdate<TaskDetail, [UpdateTaskInput & { actor: string | null }]>('changeTask' satisfies (typeof changeTaskUpdate)['name'], {
+        args: [{ ...change, actor }],
+      });
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        // The workflow has ended (the task is final): field edits still apply, transitions are refused.
+        const result = await this.tasks.applyChange(id, change, actor);
+        if (result.eventIds.length) for (const e of result.eventIds) await this.dispatcher().dispatch(e);
+        return result.task;
+      }
+      throw toAppError(err, id);
+    }
+  }
+
+  /** The relay's share: tasks committed whose workflow start was never confirmed. */
+  async sweep(graceMs: number): Promise<number> {
+    const stranded = await this.tasks.repo.find({ workflowStartedAt: null, createdAt: { $lt: new Date(Date.now() - graceMs) } }, { limit: 100, orderBy: { id: 'asc' } });
+    for (const task of stranded) await this.start(task);
+    return stranded.length;
+  }
+
+  async delete(organisationId: string, id: string): Promise<void> {
+    await this.tasks.delete(organisationId, id);
+    await this.client.workflow
+      .getHandle(id)
+      .signal<[]>('taskDeleted' satisfies (typeof taskDeletedSignal)['name'])
+      .catch((err) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      });
+  }
+}
+
+function toAppError(err: unknown, id: string): unknown {
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const details = (cause.details?.[0] ?? {}) as { from?: string; to?: string; allowed?: string[] };
+    if (cause.type === 'INVALID_TRANSITION') return new InvalidTransitionError('task', details.from ?? '?', details.to ?? '?', details.allowed ?? []);
+    if (cause.type === 'NOT_FOUND') return new NotFoundError('task', id);
+    if (cause.type) return new AppError(cause.type, cause.type === 'CONFLICT' ? 409 : 422, cause.message, cause.details?.[0] as Record<string, unknown>);
+  }
+  return err;
+}

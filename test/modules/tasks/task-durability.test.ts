@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { waitFor } from '../../helpers/wait.js';
+import { uniquePrefix } from '../../helpers/worker.js';
+
+const root = resolve(import.meta.dirname, '../../..');
+const today = new Date().toISOString().slice(0, 10);
+
+function startWorkerProcess(prefix: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
+    cwd: root,
+    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'warn', OUTBOX_RELAY_INTERVAL_MS: '3600000' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function kill(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('task timers across a killed worker', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  const prefix = uniquePrefix('task-durability');
+  const children: ChildProcess[] = [];
+  let dueAt: number;
+
+  before(async () => {
+    dueAt = Date.now() + 25_000;
+    api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, TASK_OVERDUE_AFTER_MS: dueAt - Date.parse(`${today}T00:00:00Z`) });
+    org = await createTestOrg(api.runtime);
+  });
+  after(async () => {
+    for (const c of children) await kill(c);
+    await api.close();
+  });
+
+  it('tasks waiting for their due dates keep their timers when the worker dies', async () => {
+    const first = startWorkerProcess(prefix);
+    children.push(first);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await api.request('POST', '/tasks', { key: org.keys.write, body: { title: `Timer ${i}`, dueDate: today } })).body.data.id);
+    // The timers exist once the workflows have run their first task on the first worker.
+    await waitFor('the workflows to be waiting', async () => {
+      for (const id of ids) {
+        const d = await api.runtime.temporal.client.workflow.getHandle(id).describe();
+        if (d.historyLength < 5) return false;
+      }
+      return true;
+    }, 30_000);
+    await kill(first);
+    assert.ok(Date.now() < dueAt, 'the worker died before the due time');
+
+    const second = startWorkerProcess(prefix);
+    children.push(second);
+    const alerts = await waitFor('an overdue alert per task', async () => {
+      const list = (await api.request('GET', '/alerts?type=task_overdue&limit=100', { key: org.keys.read })).body.data;
+      return ids.every((id) => list.some((a: any) => a.sourceId === id)) && list;
+    }, 90_000, 500);
+    for (const id of ids) assert.equal(alerts.filter((a: any) => a.sourceId === id).length, 1);
+    assert.ok(Date.now() >= dueAt, 'raised at the due time, not before');
+  });
+});
