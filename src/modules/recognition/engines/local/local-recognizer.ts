@@ -40,7 +40,7 @@ export class LocalRecognizer implements Recognizer {
     // Grey, contrast-stretched and sharpened: what tesseract reads best. Upright orientation from EXIF.
     const prepared = await sharp(input.image).rotate().greyscale().normalise().sharpen().png({ compressionLevel: 1 }).toBuffer();
     const [lines, barcodes] = await Promise.all([this.opts.ocr.lines(prepared), readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3)]);
-    const labels = this.findLabels(lines);
+    const labels = this.findLabels(lines, height);
     const entries = input.catalogue.map((entry) => ({ entry, tokens: tokens(`${entry.brand} ${entry.name}`), brand: tokens(entry.brand), gtin: normalizeGtin(entry.upc) }));
     const rows = this.rows(labels, height);
 
@@ -84,7 +84,7 @@ export class LocalRecognizer implements Recognizer {
   }
 
   /** A label is a line with a price plus the lines just above it that it shares a column with. */
-  private findLabels(lines: OcrLine[]): Label[] {
+  private findLabels(lines: OcrLine[], imageHeight: number): Label[] {
     const priced = lines.map((line) => ({ line, price: parseLabelPrices(line.text) })).filter((p) => p.price);
     const used = new Set<OcrLine>();
     const labels: Label[] = [];
@@ -94,10 +94,10 @@ export class LocalRecognizer implements Recognizer {
       let box = line.bbox;
       const members = [line];
       let merged = price!;
-      // Walk upwards through lines stacked within ~1.6 line heights: name lines, or a WAS price.
+      // Walk upwards through the lines stacked just above (the label's name lines), within a label's height.
       for (;;) {
         const above = lines
-          .filter((l) => !used.has(l) && l.bbox.y1 <= box.y0 + h(line.bbox) * 0.3 && box.y0 - l.bbox.y1 < h(line.bbox) * 1.6)
+          .filter((l) => !used.has(l) && l.bbox.y1 <= box.y0 + h(line.bbox) * 0.3 && box.y0 - l.bbox.y1 < Math.max(h(line.bbox) * 2.8, imageHeight * 0.06))
           .filter((l) => overlapX(l.bbox, box) > Math.min(l.bbox.x1 - l.bbox.x0, box.x1 - box.x0) * 0.3)
           .sort((a, b) => b.bbox.y1 - a.bbox.y1)[0];
         if (!above || members.length >= 4) break;
