@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { PSM } from 'tesseract.js';
 import { normalizeGtin, tokens } from '../../catalogue-matcher.js';
 import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
 import { readShelf, type FoundBarcode } from './barcodes.js';
@@ -42,6 +43,7 @@ export class LocalRecognizer implements Recognizer {
     const [lines, barcodes] = await Promise.all([this.opts.ocr.lines(prepared), readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3)]);
     const labels = this.findLabels(lines, height);
     const entries = input.catalogue.map((entry) => ({ entry, tokens: tokens(`${entry.brand} ${entry.name}`), brand: tokens(entry.brand), gtin: normalizeGtin(entry.upc) }));
+    labels.push(...(await this.secondLook(prepared, lines, labels, entries.map((e) => e.tokens), width, height)));
     const rows = this.rows(labels, height);
 
     const products: RecognizedProduct[] = [];
@@ -122,6 +124,29 @@ export class LocalRecognizer implements Recognizer {
       labels.push({ box, nameText, price: merged, lines: members });
     }
     return labels;
+  }
+
+  /**
+   * A label whose name OCR read but whose price it did not (blur, small print): read the area under
+   * the name again, enlarged, as one block of text.
+   */
+  private async secondLook(image: Buffer, lines: OcrLine[], labels: Label[], catalogue: Set<string>[], width: number, height: number): Promise<Label[]> {
+    const used = new Set(labels.flatMap((l) => l.lines));
+    const names = lines.filter((l) => !used.has(l) && catalogue.some((entry) => containment(tokens(l.text), entry) >= 0.6));
+    const found: Label[] = [];
+    for (const name of names) {
+      const x0 = Math.max(0, Math.floor(name.bbox.x0 - 10));
+      const y0 = Math.max(0, Math.floor(name.bbox.y1));
+      const x1 = Math.min(width, Math.ceil(name.bbox.x0 + Math.max(name.bbox.x1 - name.bbox.x0, 200) * 1.1));
+      const y1 = Math.min(height, Math.ceil(name.bbox.y1 + height * 0.07));
+      if (x1 - x0 < 20 || y1 - y0 < 10) continue;
+      const crop = await sharp(image).extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 }).resize({ width: (x1 - x0) * 2 }).png().toBuffer();
+      const text = (await this.opts.ocr.lines(crop, PSM.SINGLE_BLOCK)).map((l) => l.text).join(' ');
+      const price = parseLabelPrices(text);
+      if (!price) continue;
+      found.push({ box: union(name.bbox, { x0, y0, x1, y1 }), nameText: name.text, price, lines: [name] });
+    }
+    return found;
   }
 
   /** Rows of labels (shelf edges), top to bottom, mapped to the spec's shelf positions. */
