@@ -5,9 +5,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import pg from 'pg';
-import { initORM, migrate } from '../src/db/orm.js';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
+import { freshDatabase } from './lib/fresh-database.js';
 import { startDevServer } from './temporal.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -24,19 +23,6 @@ function testFiles(dir: string, filter: string[]): string[] {
   return out.sort();
 }
 
-async function recreateDatabase(serverUrl: string, name: string): Promise<string> {
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`drop database if exists ${name} with (force)`);
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 let exitCode = 1;
 try {
   let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -46,10 +32,7 @@ try {
     cleanups.push(() => db.stop());
     serverUrl = db.url;
   }
-  const databaseUrl = await recreateDatabase(serverUrl, process.env.TEST_DATABASE_NAME ?? 'shelf_test');
-  const orm = await initORM(databaseUrl);
-  await migrate(orm);
-  await orm.close();
+  const databaseUrl = await freshDatabase(serverUrl, process.env.TEST_DATABASE_NAME ?? 'shelf_test');
   say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;

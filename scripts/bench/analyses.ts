@@ -8,15 +8,14 @@ import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import sharp from 'sharp';
-import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createApp } from '../../src/http/app.js';
-import { initORM, migrate } from '../../src/db/orm.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../workflows/shared/task-queues.js';
-import { startDevServer } from '../temporal.js';
+import { benchEnvironment } from './setup.js';
 
 const N = Number(process.env.BENCH_N ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
@@ -37,26 +36,8 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
   }));
 }
 
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query('drop database if exists shelf_bench with (force)');
-await admin.query('create database shelf_bench');
-await admin.end();
-const dbUrl = new URL(serverUrl);
-dbUrl.pathname = '/shelf_bench';
-process.env.DATABASE_URL = dbUrl.toString();
-const orm = await initORM(dbUrl.toString());
-await migrate(orm);
-await orm.close();
-
-let devServer;
-if (!process.env.TEMPORAL_ADDRESS) {
-  devServer = await startDevServer({ port: 7255, headless: true });
-  process.env.TEMPORAL_ADDRESS = devServer.address;
-}
-TemporalRuntime.install({ logger: new DefaultLogger('ERROR') });
+const { databaseUrl, devServer } = await benchEnvironment(7255);
+const dbUrl = new URL(databaseUrl);
 
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
 const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, ALLOW_PRIVATE_NETWORK_FETCH: true, LOG_LEVEL: 'silent', ANALYSIS_RUNS: 1, DATABASE_POOL_MAX: 40 });

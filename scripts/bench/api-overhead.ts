@@ -6,29 +6,16 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
-import pg from 'pg';
 import { createApp } from '../../src/http/app.js';
-import { initORM, migrate } from '../../src/db/orm.js';
 import { placeRoutes } from '../../src/modules/places/place.routes.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
+import { benchEnvironment } from './setup.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query('drop database if exists shelf_bench with (force)');
-await admin.query('create database shelf_bench');
-await admin.end();
-const dbUrl = new URL(serverUrl);
-dbUrl.pathname = '/shelf_bench';
-process.env.DATABASE_URL = dbUrl.toString();
-const orm = await initORM(dbUrl.toString());
-await migrate(orm);
-await orm.close();
+await benchEnvironment(7257);
 
 const runtime = await createRuntime('bench', { LOG_LEVEL: 'silent', DATABASE_POOL_MAX: 20 });
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config });

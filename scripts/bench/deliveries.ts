@@ -4,37 +4,17 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
-import { initORM, migrate } from '../../src/db/orm.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../workflows/shared/task-queues.js';
-import { startDevServer } from '../temporal.js';
+import { benchEnvironment } from './setup.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 2);
 
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query('drop database if exists shelf_bench with (force)');
-await admin.query('create database shelf_bench');
-await admin.end();
-const dbUrl = new URL(serverUrl);
-dbUrl.pathname = '/shelf_bench';
-process.env.DATABASE_URL = dbUrl.toString();
-const orm = await initORM(dbUrl.toString());
-await migrate(orm);
-await orm.close();
-let devServer;
-if (!process.env.TEMPORAL_ADDRESS) {
-  devServer = await startDevServer({ port: 7256, headless: true });
-  process.env.TEMPORAL_ADDRESS = devServer.address;
-}
-TemporalRuntime.install({ logger: new DefaultLogger('ERROR') });
+const { devServer } = await benchEnvironment(7256);
 
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
 const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, ALLOW_PRIVATE_NETWORK_FETCH: true, LOG_LEVEL: 'silent', DATABASE_POOL_MAX: 40 });

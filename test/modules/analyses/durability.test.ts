@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../../src/db/sql.js';
 import { createServices } from '../../../src/services.js';
@@ -10,28 +9,7 @@ import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
 import { waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
-
-const root = resolve(import.meta.dirname, '../../..');
-
-/** Only the relay test runs a relay: it sweeps the whole database, including other test files' rows. */
-function startWorkerProcess(prefix: string, relay = false): { child: ChildProcess; recognizing: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
-    cwd: root,
-    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', OUTBOX_RELAY_INTERVAL_MS: relay ? '500' : '3600000', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const recognizing = new Promise<void>((done) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('RECOGNIZING') && done());
-  });
-  return { child, recognizing };
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
+import { spawnWorker, stopProcess } from '../../helpers/worker-processes.js';
 
 describe('durability between the database, Temporal and worker processes', () => {
   let api: TestApi;
@@ -46,21 +24,21 @@ describe('durability between the database, Temporal and worker processes', () =>
     host = await startImageHost({ '/beans.png': { body: await pngOfWidth(90) } });
   });
   after(async () => {
-    for (const c of children) await stop(c, 'SIGKILL');
+    for (const c of children) await stopProcess(c);
     await host.close();
     await api.close();
   });
 
   it('a worker killed mid-analysis: a new worker finishes it, products written once, credit taken once', async () => {
-    const first = startWorkerProcess(prefix);
+    const first = spawnWorker(prefix);
     children.push(first.child);
     const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/beans.png') } });
     assert.equal(res.status, 202);
     const id = res.body.data.id;
-    await first.recognizing;
-    await stop(first.child, 'SIGKILL');
+    await first.printed('RECOGNIZING');
+    await stopProcess(first.child);
 
-    const second = startWorkerProcess(prefix);
+    const second = spawnWorker(prefix);
     children.push(second.child);
     const done = await waitFor('the analysis to complete on the second worker', async () => {
       const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
@@ -77,7 +55,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.deepEqual(charges.map((c) => c.reason), ['analysis']);
     const [events] = await sql<{ n: number }>(em, `select count(*)::int as n from events where analysis_id = ?`, [id]);
     assert.equal(events!.n, 1);
-    await stop(second.child, 'SIGTERM');
+    await stopProcess(second.child, 'SIGTERM');
   });
 
   it('a commit whose workflow start never happened is started by the relay, once', async () => {
@@ -91,7 +69,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(row!.workflow_started_at, null);
 
     // A worker process runs the relay; it starts the stranded workflow after its grace period.
-    const worker = startWorkerProcess(prefix, true);
+    const worker = spawnWorker(prefix, { relay: true });
     children.push(worker.child);
     const done = await waitFor('the relay to start and finish the analysis', async () => {
       const r = await api.request('GET', `/analyses/${analysis.id}`, { key: org.keys.read });
@@ -107,7 +85,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(runs.length, 1);
     const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [analysis.id]);
     assert.equal(products!.n, 1);
-    await stop(worker.child, 'SIGTERM');
+    await stopProcess(worker.child, 'SIGTERM');
   });
 
   it('20 concurrent submissions against 10 credits: exactly 10 accepted, 10 refused with 402, balance 0', async () => {

@@ -1,29 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
+import { spawnWorker, stopProcess } from '../../helpers/worker-processes.js';
 
-const root = resolve(import.meta.dirname, '../../..');
 const today = new Date().toISOString().slice(0, 10);
-
-function startWorkerProcess(prefix: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
-    cwd: root,
-    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'warn', OUTBOX_RELAY_INTERVAL_MS: '3600000' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function kill(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
 
 describe('task timers across a killed worker', () => {
   let api: TestApi;
@@ -38,12 +22,12 @@ describe('task timers across a killed worker', () => {
     org = await createTestOrg(api.runtime);
   });
   after(async () => {
-    for (const c of children) await kill(c);
+    for (const c of children) await stopProcess(c);
     await api.close();
   });
 
   it('tasks waiting for their due dates keep their timers when the worker dies', async () => {
-    const first = startWorkerProcess(prefix);
+    const { child: first } = spawnWorker(prefix);
     children.push(first);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await api.request('POST', '/tasks', { key: org.keys.write, body: { title: `Timer ${i}`, dueDate: today } })).body.data.id);
@@ -55,10 +39,10 @@ describe('task timers across a killed worker', () => {
       }
       return true;
     }, 30_000);
-    await kill(first);
+    await stopProcess(first);
     assert.ok(Date.now() < dueAt, 'the worker died before the due time');
 
-    const second = startWorkerProcess(prefix);
+    const { child: second } = spawnWorker(prefix);
     children.push(second);
     const alerts = await waitFor('an overdue alert per task', async () => {
       const list = (await api.request('GET', '/alerts?type=task_overdue&limit=100', { key: org.keys.read })).body.data;

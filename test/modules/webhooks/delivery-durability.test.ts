@@ -1,30 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { startReceiver } from '../../helpers/receiver.js';
 import { waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
-
-const root = resolve(import.meta.dirname, '../../..');
-
-function startWorkerProcess(prefix: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
-    cwd: root,
-    // No relay here: it would sweep rows of other test files running at the same time.
-    env: { ...process.env, RECOGNIZER: 'slow-scripted', TASK_QUEUE_PREFIX: prefix, WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'warn', OUTBOX_RELAY_INTERVAL_MS: '3600000' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function kill(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
+import { spawnWorker, stopProcess } from '../../helpers/worker-processes.js';
 
 describe('delivery durability', () => {
   let api: TestApi;
@@ -37,20 +19,20 @@ describe('delivery durability', () => {
     org = await createTestOrg(api.runtime);
   });
   after(async () => {
-    for (const c of children) await kill(c);
+    for (const c of children) await stopProcess(c);
     await api.close();
   });
 
   it('a worker killed while a delivery waits for its retry loses nothing: a new worker makes the next attempt', async () => {
     const receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
     const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: receiver.url, events: ['*'] } });
-    const first = startWorkerProcess(prefix);
+    const { child: first } = spawnWorker(prefix);
     children.push(first);
     const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
     await waitFor('the first attempt', async () => receiver.received.length === 1);
-    await kill(first);
+    await stopProcess(first);
 
-    const second = startWorkerProcess(prefix);
+    const { child: second } = spawnWorker(prefix);
     children.push(second);
     await waitFor('the second attempt, from the new worker', async () => receiver.received.length === 2, 60_000);
     const [delivery] = (await api.request('GET', `/webhooks/${hook.body.data.id}/deliveries`, { key: org.keys.admin })).body.data;

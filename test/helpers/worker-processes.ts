@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/**
+ * The production worker entry point as its own process (see worker-process.ts), on the test's
+ * queues. No relay unless asked: a relay sweeps the whole database, other test files' rows too.
+ */
+export function spawnWorker(prefix: string, opts: { relay?: boolean } = {}): { child: ChildProcess; printed(text: string): Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      RECOGNIZER: 'slow-scripted',
+      TASK_QUEUE_PREFIX: prefix,
+      WORKER_HEALTH_PORT: '0',
+      LOG_LEVEL: 'warn',
+      OUTBOX_RELAY_INTERVAL_MS: opts.relay ? '500' : '3600000',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const printed = (text: string) =>
+    new Promise<void>((done) => {
+      if (out.includes(text)) return done();
+      const check = () => out.includes(text) && (child.stdout!.off('data', check), done());
+      child.stdout!.on('data', check);
+    });
+  return { child, printed };
+}
+
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
