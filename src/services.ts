@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { taskQueues } from '../workflows/shared/task-queues.js';
 import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { AccountService } from './modules/accounts/account.service.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AlertService } from './modules/alerts/alert.service.js';
 import { AnalysisProcessingService } from './modules/analyses/analysis-processing.service.js';
@@ -69,6 +70,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     eventDispatcher,
     rateLimiter,
     tasks,
+    accounts: new AccountService(em),
     alertCommands: () => new AlertCommands(alerts, temporal(), queues),
     taskCommands: () => new TaskCommands(tasks, temporal(), queues, eventDispatcher, config.TASK_OVERDUE_AFTER_MS, logger),
     idempotency: new IdempotencyService(em),

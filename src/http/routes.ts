@@ -7,6 +7,7 @@ import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
 import { usageRoutes } from '../modules/usage/usage.routes.js';
 import { taskRoutes } from '../modules/tasks/task.routes.js';
 import { alertRoutes } from '../modules/alerts/alert.routes.js';
+import { accountRoutes } from '../modules/accounts/account.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -22,6 +23,7 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...webhookRoutes(s.webhooks),
     ...taskRoutes(s.tasks, s.taskCommands),
     ...alertRoutes(s.alerts, s.alertCommands),
+    ...accountRoutes(s.accounts),
     ...usageRoutes(s.usage),
     ...apiKeyRoutes(s.apiKeys),
   ];
