@@ -4,6 +4,7 @@ import { taskQueues } from '../workflows/shared/task-queues.js';
 import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { AccountService } from './modules/accounts/account.service.js';
+import { OrderService } from './modules/orders/order.service.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AlertService } from './modules/alerts/alert.service.js';
 import { AnalysisProcessingService } from './modules/analyses/analysis-processing.service.js';
@@ -71,6 +72,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     rateLimiter,
     tasks,
     accounts: new AccountService(em),
+    orders: new OrderService(em),
     alertCommands: () => new AlertCommands(alerts, temporal(), queues),
     taskCommands: () => new TaskCommands(tasks, temporal(), queues, eventDispatcher, config.TASK_OVERDUE_AFTER_MS, logger),
     idempotency: new IdempotencyService(em),

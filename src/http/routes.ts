@@ -8,6 +8,7 @@ import { usageRoutes } from '../modules/usage/usage.routes.js';
 import { taskRoutes } from '../modules/tasks/task.routes.js';
 import { alertRoutes } from '../modules/alerts/alert.routes.js';
 import { accountRoutes } from '../modules/accounts/account.routes.js';
+import { orderRoutes } from '../modules/orders/order.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -24,6 +25,7 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...taskRoutes(s.tasks, s.taskCommands),
     ...alertRoutes(s.alerts, s.alertCommands),
     ...accountRoutes(s.accounts),
+    ...orderRoutes(s.orders),
     ...usageRoutes(s.usage),
     ...apiKeyRoutes(s.apiKeys),
   ];
