@@ -9,6 +9,7 @@ import { taskRoutes } from '../modules/tasks/task.routes.js';
 import { alertRoutes } from '../modules/alerts/alert.routes.js';
 import { accountRoutes } from '../modules/accounts/account.routes.js';
 import { orderRoutes } from '../modules/orders/order.routes.js';
+import { reportRoutes } from '../modules/reports/report.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -26,6 +27,7 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...alertRoutes(s.alerts, s.alertCommands),
     ...accountRoutes(s.accounts),
     ...orderRoutes(s.orders),
+    ...reportRoutes(s.reports),
     ...usageRoutes(s.usage),
     ...apiKeyRoutes(s.apiKeys),
   ];
