@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './lib/logger.js';
 import { AccountService } from './modules/accounts/account.service.js';
 import { OrderService } from './modules/orders/order.service.js';
 import { ReportService } from './modules/reports/report.service.js';
+import { MemberService } from './modules/members/member.service.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AlertService } from './modules/alerts/alert.service.js';
 import { AnalysisProcessingService } from './modules/analyses/analysis-processing.service.js';
@@ -75,6 +76,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     accounts: new AccountService(em),
     orders: new OrderService(em),
     reports: new ReportService(em),
+    members: new MemberService(em),
     alertCommands: () => new AlertCommands(alerts, temporal(), queues),
     taskCommands: () => new TaskCommands(tasks, temporal(), queues, eventDispatcher, config.TASK_OVERDUE_AFTER_MS, logger),
     idempotency: new IdempotencyService(em),

@@ -18,6 +18,9 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   key:create     --org <org_id> --role ${API_KEY_ROLES.join('|')} [--name <label>]
   key:list       --org <org_id>
   key:revoke     --org <org_id> --key <key_id>
+  member:add     --org <org_id> --email <e-mail> --name <name> [--role owner|member|tasker]
+  invite:list    --org <org_id>
+  invite:accept  --org <org_id> --invitation <mbi_id> --name <name>
   migrate        apply pending database migrations
   temporal:setup register the search attributes on TEMPORAL_ADDRESS`;
 
@@ -32,6 +35,8 @@ const { positionals, values } = parseArgs({
     pool: { type: 'string' },
     role: { type: 'string' },
     key: { type: 'string' },
+    email: { type: 'string' },
+    invitation: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -123,6 +128,21 @@ try {
     case 'key:revoke': {
       const key = await s.apiKeys.revoke(need('org'), need('key'));
       print({ id: key.id, revokedAt: key.revokedAt }, `${key.id} revoked`);
+      break;
+    }
+    case 'member:add': {
+      const user = await s.members.add(need('org'), { name: need('name'), email: need('email'), role: oneOf('role', ['owner', 'member', 'tasker'] as const, 'member') });
+      print({ userId: user.id, email: user.email, role: user.role }, `${user.id} ${user.email} (${user.role})`);
+      break;
+    }
+    case 'invite:list': {
+      const rows = (await s.members.pendingInvitations(need('org'))).map((i) => ({ invitationId: i.id, email: i.email, role: i.role, createdAt: i.createdAt }));
+      print(rows, rows.map((r) => `${r.invitationId}  ${r.role.padEnd(7)} ${r.email}`).join('\n') || '(none)');
+      break;
+    }
+    case 'invite:accept': {
+      const user = await s.members.accept(need('org'), need('invitation'), need('name'));
+      print({ userId: user.id, email: user.email, role: user.role }, `${user.email} joined as ${user.id} (${user.role})`);
       break;
     }
     case 'temporal:setup': {

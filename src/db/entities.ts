@@ -12,6 +12,7 @@ import { RateLimitHit } from '../modules/rate-limits/rate-limit.entity.js';
 import { Task } from '../modules/tasks/task.entity.js';
 import { Account } from '../modules/accounts/account.entity.js';
 import { Order, OrderCounter, OrderLine } from '../modules/orders/order.entity.js';
+import { Invitation, User } from '../modules/members/member.entity.js';
 import { ApiKey } from '../modules/api-keys/api-key.entity.js';
 import { CreditEntry } from '../modules/credits/credit-entry.entity.js';
 import { InventoryItem } from '../modules/inventory/inventory-item.entity.js';
@@ -20,4 +21,4 @@ import { Place } from '../modules/places/place.entity.js';
 import { Project } from '../modules/projects/project.entity.js';
 
 /** Every entity the ORM knows. New modules add theirs here. */
-export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event, Webhook, Delivery, DeliveryAttempt, Alert, RateLimitHit, IdempotencyKey, Task, Account, Order, OrderLine, OrderCounter];
+export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event, Webhook, Delivery, DeliveryAttempt, Alert, RateLimitHit, IdempotencyKey, Task, Account, Order, OrderLine, OrderCounter, User, Invitation];

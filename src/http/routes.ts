@@ -10,6 +10,7 @@ import { alertRoutes } from '../modules/alerts/alert.routes.js';
 import { accountRoutes } from '../modules/accounts/account.routes.js';
 import { orderRoutes } from '../modules/orders/order.routes.js';
 import { reportRoutes } from '../modules/reports/report.routes.js';
+import { memberRoutes } from '../modules/members/member.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -28,6 +29,7 @@ export function apiRoutes(s: Services): RouteDefinition[] {
     ...accountRoutes(s.accounts),
     ...orderRoutes(s.orders),
     ...reportRoutes(s.reports),
+    ...memberRoutes(s.members),
     ...usageRoutes(s.usage),
     ...apiKeyRoutes(s.apiKeys),
   ];
