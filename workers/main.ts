@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
+import { closeLocalRecognizer } from '../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
 import { config as appConfig } from '../src/config.js';
 import { createRuntime } from '../src/runtime.js';
@@ -101,6 +102,7 @@ const housekeeping = setInterval(() => {
 logger.info({ taskQueues: Object.values(TASK_QUEUES) }, 'worker started');
 await Promise.all(workers.map((w) => w.run()));
 clearInterval(relay);
+await closeLocalRecognizer();
 clearInterval(housekeeping);
 health.close();
 await connection.close();

@@ -15,7 +15,7 @@ import { benchEnvironment } from './setup.js';
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-await benchEnvironment(7257);
+const { devServer } = await benchEnvironment(7257);
 
 const runtime = await createRuntime('bench', { LOG_LEVEL: 'silent', DATABASE_POOL_MAX: 20 });
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config });
@@ -73,4 +73,5 @@ console.log(JSON.stringify({ ratePerSecond: RATE, seconds: SECONDS, bare: withou
 full.close();
 bareServer.close();
 await runtime.close();
+await devServer?.stop();
 process.exit(0);

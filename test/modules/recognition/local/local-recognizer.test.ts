@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import '../../../../src/modules/recognition/engines/index.js';
+import { closeLocalRecognizer } from '../../../../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../../../../src/modules/recognition/recognizer.js';
 import { startTestApi, type TestApi } from '../../../helpers/api.js';
 import { createTestOrg } from '../../../helpers/fixtures.js';
@@ -31,6 +32,7 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
     await stopWorkers();
     await host.close();
     await api.close();
+    await closeLocalRecognizer();
   });
 
   for (const name of ['shelf-02', 'shelf-10']) {
