@@ -1,4 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
+import { containsPattern } from '../../db/like.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Page } from '../../lib/pagination.js';
 import type { Account } from './account.entity.js';
@@ -11,7 +12,7 @@ export class AccountRepository extends TenantRepository<Account> {
     if (filters.type) where.type = filters.type;
     if (filters.status) where.status = filters.status;
     if (filters.search) {
-      const pattern = `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = containsPattern(filters.search);
       where.$or = [{ name: { $ilike: pattern } }, { contactName: { $ilike: pattern } }, { contactEmail: { $ilike: pattern } }];
     }
     return this.page(organisationId, where, page);

@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import type { Logger } from '../../lib/logger.js';
@@ -22,8 +23,8 @@ export class AnalysisStarter {
   ) {}
 
   async startAnalysis(a: Analysis): Promise<void> {
-    try {
-      await this.client.workflow.start<typeof analysisWorkflow>('analysisWorkflow', {
+    await startOnce(() =>
+      this.client.workflow.start<typeof analysisWorkflow>('analysisWorkflow', {
         workflowId: a.id,
         taskQueue: this.queues.analyses,
         args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null }],
@@ -37,16 +38,14 @@ export class AnalysisStarter {
           ...(a.placeId ? [{ key: SA.placeId, value: a.placeId }] : []),
           ...(a.taskId ? [{ key: SA.taskId, value: a.taskId }] : []),
         ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+      }),
+    );
     await sql(this.em, `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`, [a.id]);
   }
 
   async startBatch(b: Batch): Promise<void> {
-    try {
-      await this.client.workflow.start<typeof batchWorkflow>('batchWorkflow', {
+    await startOnce(() =>
+      this.client.workflow.start<typeof batchWorkflow>('batchWorkflow', {
         workflowId: b.id,
         taskQueue: this.queues.analyses,
         args: [{ batchId: b.id, recognitionTaskQueue: this.queues.recognition }],
@@ -57,10 +56,8 @@ export class AnalysisStarter {
           { key: SA.batchId, value: b.id },
           { key: SA.status, value: 'processing' },
         ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+      }),
+    );
     await sql(this.em, `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`, [b.id]);
   }
 

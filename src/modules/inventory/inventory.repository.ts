@@ -1,4 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
+import { escapeLike } from '../../db/like.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Page } from '../../lib/pagination.js';
 import type { InventoryItem } from './inventory-item.entity.js';
@@ -14,7 +15,7 @@ const UPSERT_COLUMNS = [
 export class InventoryRepository extends TenantRepository<InventoryItem> {
   list(organisationId: string, filters: InventoryFilters, page: Page) {
     const where: FilterQuery<InventoryItem> = {};
-    if (filters.brand) where.brand = { $ilike: filters.brand.replace(/[\\%_]/g, (c) => `\\${c}`) };
+    if (filters.brand) where.brand = { $ilike: escapeLike(filters.brand) };
     if (filters.category) where.category = filters.category;
     if (filters.sku) where.sku = filters.sku;
     if (filters.projectId) where.projectId = filters.projectId;

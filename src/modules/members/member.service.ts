@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { containsPattern } from '../../db/like.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -19,7 +20,7 @@ export class MemberService {
     const where: FilterQuery<User> = {};
     if (filters.role) where.role = filters.role;
     if (filters.search) {
-      const pattern = `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = containsPattern(filters.search);
       where.$or = [{ name: { $ilike: pattern } }, { email: { $ilike: pattern } }];
     }
     return this.repo.page(organisationId, where, page);

@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { containsPattern } from '../../db/like.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
 import { ConflictError, InvalidTransitionError, NotFoundError, ValidationError } from '../../lib/errors.js';
@@ -97,7 +98,7 @@ export class OrderService {
     const where: FilterQuery<Order> = {};
     if (filters.status) where.status = filters.status;
     if (filters.storeId) where.storeId = filters.storeId;
-    if (filters.supplierName) where.supplierName = { $ilike: `%${filters.supplierName.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+    if (filters.supplierName) where.supplierName = { $ilike: containsPattern(filters.supplierName) };
     return this.repo.page(organisationId, where, page);
   }
 

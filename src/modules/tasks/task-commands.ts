@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError, InvalidTransitionError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -25,8 +26,8 @@ export class TaskCommands {
   ) {}
 
   async start(task: Task): Promise<void> {
-    try {
-      await this.client.workflow.start<typeof taskWorkflow>('taskWorkflow', {
+    await startOnce(() =>
+      this.client.workflow.start<typeof taskWorkflow>('taskWorkflow', {
         workflowId: task.id,
         taskQueue: this.queues.tasks,
         args: [{ taskId: task.id, status: task.status, dueDate: task.dueDate ?? null, overdueAfterMs: this.overdueAfterMs, overdueRaisedFor: null }],
@@ -37,10 +38,8 @@ export class TaskCommands {
           { key: SA.taskId, value: task.id },
           ...(task.placeId ? [{ key: SA.placeId, value: task.placeId }] : []),
         ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+      }),
+    );
     await this.tasks.markWorkflowStarted(task.id);
   }
 

@@ -32,7 +32,7 @@ export function taskRoutes(tasks: TaskService, commands: () => TaskCommands) {
       handler: async ({ auth, query }) => {
         const { cursor, limit, ...filters } = query;
         const page = await tasks.list(auth.organisationId, filters, { cursor, limit });
-        const data = await Promise.all(page.items.map(async (t) => summarizeTask(await tasks.detail(t))));
+        const data = (await tasks.details(page.items)).map(summarizeTask);
         return { body: { data, pagination: page.pagination } };
       },
     }),

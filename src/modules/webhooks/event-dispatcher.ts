@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import type { webhookDeliveryWorkflow } from '../../../workflows/index.js';
@@ -29,8 +30,8 @@ export class EventDispatcher {
 
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
   async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
-    try {
-      await this.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    await startOnce(() =>
+      this.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
         workflowId: ref.id,
         taskQueue: this.queues.deliveries,
         args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs }],
@@ -41,10 +42,8 @@ export class EventDispatcher {
           { key: SA.eventType, value: ref.eventType },
           ...(ref.webhookId ? [{ key: SA.webhookId, value: ref.webhookId }] : []),
         ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+      }),
+    );
   }
 
   /** The relay's share: events committed but never dispatched (the process died in between). */
