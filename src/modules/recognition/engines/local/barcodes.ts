@@ -26,12 +26,15 @@ export type FoundBarcode = { text: string; gtin: string | null; format: string; 
 
 type Variant = { scale: number; tweak?: (s: Sharp) => Sharp };
 
-async function greyImageData(image: Buffer, region: Box | null, v: Variant) {
-  let img = sharp(image);
+/** An already decoded one-channel image: regions of it are cut without decoding the file again. */
+export type RawGrey = { data: Buffer; width: number; height: number };
+
+async function greyImageData(image: Buffer | RawGrey, region: Box | null, v: Variant) {
+  let img = Buffer.isBuffer(image) ? sharp(image) : sharp(image.data, { raw: { width: image.width, height: image.height, channels: 1 } });
   if (region) img = img.extract({ left: region.x0, top: region.y0, width: region.x1 - region.x0, height: region.y1 - region.y0 });
   img = img.greyscale();
   if (v.scale !== 1) {
-    const w = region ? region.x1 - region.x0 : (await sharp(image).metadata()).width!;
+    const w = region ? region.x1 - region.x0 : Buffer.isBuffer(image) ? (await sharp(image).metadata()).width! : image.width;
     img = img.resize(Math.max(16, Math.round(w * v.scale)));
   }
   if (v.tweak) img = v.tweak(img);
@@ -44,7 +47,7 @@ async function greyImageData(image: Buffer, region: Box | null, v: Variant) {
   return { data: rgba, width: info.width, height: info.height, colorSpace: 'srgb' } as ImageData;
 }
 
-async function scan(image: Buffer, region: Box | null, v: Variant, maxSymbols: number): Promise<FoundBarcode[]> {
+async function scan(image: Buffer | RawGrey, region: Box | null, v: Variant, maxSymbols: number): Promise<FoundBarcode[]> {
   const results = await readBarcodes(await greyImageData(image, region, v), {
     formats: PRODUCT_FORMATS,
     tryHarder: true,
@@ -97,7 +100,7 @@ export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
  * Every barcode in a shelf photo: the whole image, then overlapping tiles at full and double
  * resolution, since a shelf label's barcode is a few dozen pixels wide. Duplicates collapse.
  */
-export async function readShelf(image: Buffer, width: number, height: number, tiles = 3): Promise<FoundBarcode[]> {
+export async function readShelf(image: Buffer | RawGrey, width: number, height: number, tiles = 3): Promise<FoundBarcode[]> {
   await ensureModule();
   const found: FoundBarcode[] = [...(await scan(image, null, { scale: 1 }, 64))];
   const tw = Math.ceil(width / tiles);
@@ -119,4 +122,31 @@ export async function readShelf(image: Buffer, width: number, height: number, ti
     if (!unique.has(key)) unique.set(key, f);
   }
   return [...unique.values()];
+}
+
+/**
+ * Barcodes where a label's bars were seen (see bar-regions.ts): each region enlarged two and three
+ * times, since a label's symbol in a wide photo has about one pixel per module.
+ */
+export async function readRegions(grey: RawGrey, regions: Box[]): Promise<FoundBarcode[]> {
+  await ensureModule();
+  const found: FoundBarcode[] = [];
+  for (const r of regions) {
+    const pad = (r.y1 - r.y0) * 0.5;
+    const region = {
+      x0: Math.max(0, Math.floor(r.x0 - pad)),
+      y0: Math.max(0, Math.floor(r.y0 - pad)),
+      x1: Math.min(grey.width, Math.ceil(r.x1 + pad)),
+      y1: Math.min(grey.height, Math.ceil(r.y1 + pad)),
+    };
+    if (region.x1 - region.x0 < 8 || region.y1 - region.y0 < 4) continue;
+    for (const scale of [2, 3]) {
+      const hits = await scan(grey, region, { scale, tweak: (s) => s.normalise() }, 1);
+      if (hits.length) {
+        found.push(...hits);
+        break;
+      }
+    }
+  }
+  return found;
 }

@@ -2,11 +2,19 @@ import sharp from 'sharp';
 import { PSM } from 'tesseract.js';
 import { normalizeGtin, tokens } from '../../catalogue-matcher.js';
 import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
-import { readShelf, type FoundBarcode } from './barcodes.js';
+import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
+import { countPacks, packMask } from './facings.js';
+import { findLabelBoxes } from './label-finder.js';
+import { greyForLabels, readLabel } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 
-type Label = { box: Box; nameText: string; price: LabelPrice; lines: OcrLine[] };
+type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[] };
+type Entry = { entry: CatalogueEntry; tokens: Set<string>; brand: Set<string>; gtin: string | null };
+type Placed = { units: number; centreX: number };
+
+/** What is left of a label's text once its prices and offer words are taken out: the product's name. */
+const nameOf = (text: string) => text.replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*for\b|\bWAS\b|\bNOW\b/gi, ' ').replace(/\s+/g, ' ').trim();
 
 const cx = (b: Box) => (b.x0 + b.x1) / 2;
 const cy = (b: Box) => (b.y0 + b.y1) / 2;
@@ -14,11 +22,22 @@ const h = (b: Box) => b.y1 - b.y0;
 const union = (a: Box, b: Box): Box => ({ x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) });
 const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
 
+/** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
+function nearlyEqual(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || Math.min(a.length, b.length) < 5) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return a.slice(i + 1) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i) || a.slice(i) === b.slice(i + 1);
+}
+
 /** Share of the entry's tokens found in the text: labels abbreviate, rarely add. */
 function containment(text: Set<string>, entry: Set<string>): number {
   if (entry.size === 0) return 0;
   let hit = 0;
-  for (const t of entry) if (text.has(t)) hit++;
+  for (const t of entry) {
+    if (text.has(t)) hit++;
+    else for (const u of text) if (nearlyEqual(t, u)) { hit += 0.8; break; }
+  }
   return hit / entry.size;
 }
 
@@ -37,52 +56,80 @@ export class LocalRecognizer implements Recognizer {
   constructor(private readonly opts: LocalRecognizerOptions) {}
 
   async recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
+    const boxes = await findLabelBoxes(input.image);
+    // No label paper found (an unusual store, a close-up): read the whole photo instead.
+    if (boxes.length === 0) return this.recognizeWholeImage(input);
+    const grey = await greyForLabels(input.image);
+    const [readings, packs] = await Promise.all([Promise.all(boxes.map((box) => readLabel(this.opts.ocr, grey, box))), packMask(input.image)]);
+    const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.barcodes)))];
+    const entries = this.entries(input.catalogue);
+    const labels: Label[] = readings.map((r) => ({ box: r.box, nameText: nameOf(r.text), price: parseLabelPrices(r.text), lines: r.lines }));
+    const rows = this.rows(labels);
+    const products: RecognizedProduct[] = [];
+    for (const label of labels) {
+      const sameRow = labels.filter((l) => l !== label && l.box.x0 > label.box.x0 && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2);
+      const rightLimit = Math.min(grey.width, ...sameRow.map((l) => l.box.x0));
+      const { units, extent } = countPacks(packs, label.box, rightLimit);
+      const product = this.toProduct(label, entries, barcodes, rows.get(label)!, { units, centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2 }, grey.width);
+      // Paper with neither a price nor a known name on it is not a shelf label.
+      if (product && (product.sku || label.price)) products.push(product);
+    }
+    return products;
+  }
+
+  /** The fallback: OCR over the whole photo, labels assembled from price lines and the lines above them. */
+  private async recognizeWholeImage(input: RecognizeInput): Promise<RecognizedProduct[]> {
     const { width, height } = input;
     // Grey, contrast-stretched and sharpened: what tesseract reads best. Upright orientation from EXIF.
     const prepared = await sharp(input.image).rotate().greyscale().normalise().sharpen().png({ compressionLevel: 1 }).toBuffer();
     const [lines, barcodes] = await Promise.all([this.opts.ocr.lines(prepared), readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3)]);
     const labels = this.findLabels(lines, height);
-    const entries = input.catalogue.map((entry) => ({ entry, tokens: tokens(`${entry.brand} ${entry.name}`), brand: tokens(entry.brand), gtin: normalizeGtin(entry.upc) }));
+    const entries = this.entries(input.catalogue);
     labels.push(...(await this.secondLook(prepared, lines, labels, entries.map((e) => e.tokens), width, height)));
-    const rows = this.rows(labels, height);
+    const rows = this.rows(labels);
+    return labels.map((label) =>
+      this.toProduct(label, entries, barcodes, rows.get(label)!, (known) => ({ units: known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1, centreX: cx(label.box) }), width),
+    );
+  }
 
-    const products: RecognizedProduct[] = [];
-    for (const label of labels) {
-      const barcode = this.barcodeFor(label, barcodes);
-      const labelTokens = tokens(label.nameText);
-      let best: { entry: CatalogueEntry; score: number; brand: Set<string>; tokens: Set<string> } | null = null;
-      const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
-      if (byBarcode) best = { ...byBarcode, score: 1 };
-      else {
-        for (const e of entries) {
-          const score = containment(labelTokens, e.tokens);
-          if (!best || score > best.score) best = { ...e, score };
-        }
+  private entries(catalogue: CatalogueEntry[]): Entry[] {
+    return catalogue.map((entry) => ({ entry, tokens: tokens(`${entry.brand} ${entry.name}`), brand: tokens(entry.brand), gtin: normalizeGtin(entry.upc) }));
+  }
+
+  /** A label as a product: barcode first, then the catalogue entry its name contains best. */
+  private toProduct(label: Label, entries: Entry[], barcodes: FoundBarcode[], row: RecognizedProduct['shelfPosition'], place: Placed | ((known: Entry | null) => Placed), width: number): RecognizedProduct {
+    const barcode = this.barcodeFor(label, barcodes);
+    const labelTokens = tokens(label.nameText);
+    let best: (Entry & { score: number }) | null = null;
+    const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
+    if (byBarcode) best = { ...byBarcode, score: 1 };
+    else {
+      for (const e of entries) {
+        const score = containment(labelTokens, e.tokens);
+        if (!best || score > best.score) best = { ...e, score };
       }
-      const known = best && best.score >= 0.5 ? best : null;
-      const units = known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1;
-      const row = rows.get(label)!;
-      products.push({
-        brand: known?.entry.brand ?? null,
-        description: known?.entry.name ?? (label.nameText || null),
-        units,
-        upc: barcode?.gtin ? barcode.text : null,
-        sku: known?.entry.sku ?? null,
-        category: known?.entry.category ?? null,
-        subcategory: known?.entry.subcategory ?? null,
-        price: label.price.price,
-        discountedPrice: label.price.discountedPrice,
-        currency: label.price.currency ?? known?.entry.currency ?? null,
-        onSale: label.price.onSale,
-        confidenceScore: byBarcode ? 0.95 : known ? Math.round((0.5 + 0.45 * known.score) * 100) / 100 : 0.3,
-        shelfPosition: row,
-        shelfSection: cx(label.box) < width / 3 ? 'left' : cx(label.box) < (2 * width) / 3 ? 'center' : 'right',
-        fixtureType: null,
-        sizeValue: known?.entry.sizeValue ?? null,
-        sizeUnit: known?.entry.sizeUnit ?? null,
-      });
     }
-    return products;
+    const known = best && best.score >= 0.5 ? best : null;
+    const { units, centreX } = typeof place === 'function' ? place(known) : place;
+    return {
+      brand: known?.entry.brand ?? null,
+      description: known?.entry.name ?? (label.nameText || null),
+      units,
+      upc: barcode?.gtin ? barcode.text : null,
+      sku: known?.entry.sku ?? null,
+      category: known?.entry.category ?? null,
+      subcategory: known?.entry.subcategory ?? null,
+      price: label.price?.price ?? null,
+      discountedPrice: label.price?.discountedPrice ?? null,
+      currency: label.price?.currency ?? known?.entry.currency ?? null,
+      onSale: label.price?.onSale ?? false,
+      confidenceScore: byBarcode ? 0.95 : known ? Math.round((0.5 + 0.45 * known.score) * 100) / 100 : 0.3,
+      shelfPosition: row,
+      shelfSection: centreX < width / 3 ? 'left' : centreX < (2 * width) / 3 ? 'center' : 'right',
+      fixtureType: null,
+      sizeValue: known?.entry.sizeValue ?? null,
+      sizeUnit: known?.entry.sizeUnit ?? null,
+    };
   }
 
   /** A label is a line with a price plus the lines just above it that it shares a column with. */
@@ -116,11 +163,7 @@ export class LocalRecognizer implements Recognizer {
       }
       const text = members.map((m) => m.text).join(' ');
       merged = parseLabelPrices(text) ?? merged;
-      const nameText = members
-        .map((m) => m.text)
-        .join(' ')
-        .replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*for\b|\bWAS\b|\bNOW\b/gi, ' ')
-        .trim();
+      const nameText = nameOf(text);
       labels.push({ box, nameText, price: merged, lines: members });
     }
     return labels;
@@ -150,12 +193,13 @@ export class LocalRecognizer implements Recognizer {
   }
 
   /** Rows of labels (shelf edges), top to bottom, mapped to the spec's shelf positions. */
-  private rows(labels: Label[], height: number): Map<Label, RecognizedProduct['shelfPosition']> {
+  private rows(labels: Label[]): Map<Label, RecognizedProduct['shelfPosition']> {
     const sorted = [...labels].sort((a, b) => cy(a.box) - cy(b.box));
     const groups: Label[][] = [];
     for (const label of sorted) {
       const last = groups.at(-1);
-      if (last && cy(label.box) - cy(last.at(-1)!.box) < height * 0.06) last.push(label);
+      // Same row: centres closer than half the taller label (labels of one shelf edge align).
+      if (last && cy(label.box) - cy(last.at(-1)!.box) < Math.max(h(label.box), h(last.at(-1)!.box)) / 2) last.push(label);
       else groups.push([label]);
     }
     const names = (n: number, i: number): RecognizedProduct['shelfPosition'] => {
