@@ -47,13 +47,14 @@ async function greyImageData(image: Buffer | RawGrey, region: Box | null, v: Var
   return { data: rgba, width: info.width, height: info.height, colorSpace: 'srgb' } as ImageData;
 }
 
-async function scan(image: Buffer | RawGrey, region: Box | null, v: Variant, maxSymbols: number): Promise<FoundBarcode[]> {
+async function scan(image: Buffer | RawGrey, region: Box | null, v: Variant, maxSymbols: number, upright = false): Promise<FoundBarcode[]> {
   const results = await readBarcodes(await greyImageData(image, region, v), {
     formats: PRODUCT_FORMATS,
     tryHarder: true,
-    tryRotate: true,
-    tryInvert: true,
-    tryDownscale: true,
+    // A region already found to hold upright dark bars needs neither turning nor inverting.
+    tryRotate: !upright,
+    tryInvert: !upright,
+    tryDownscale: !upright,
     maxNumberOfSymbols: maxSymbols,
   });
   const ox = region?.x0 ?? 0;
@@ -125,8 +126,8 @@ export async function readShelf(image: Buffer | RawGrey, width: number, height: 
 }
 
 /**
- * Barcodes where a label's bars were seen (see bar-regions.ts): each region enlarged two and three
- * times, since a label's symbol in a wide photo has about one pixel per module.
+ * Barcodes where a label's bars were seen (see bar-regions.ts), each region enlarged twice: a
+ * label's symbol in a wide photo has about one pixel per module, too few for the whole-image pass.
  */
 export async function readRegions(grey: RawGrey, regions: Box[]): Promise<FoundBarcode[]> {
   await ensureModule();
@@ -140,13 +141,7 @@ export async function readRegions(grey: RawGrey, regions: Box[]): Promise<FoundB
       y1: Math.min(grey.height, Math.ceil(r.y1 + pad)),
     };
     if (region.x1 - region.x0 < 8 || region.y1 - region.y0 < 4) continue;
-    for (const scale of [2, 3]) {
-      const hits = await scan(grey, region, { scale, tweak: (s) => s.normalise() }, 1);
-      if (hits.length) {
-        found.push(...hits);
-        break;
-      }
-    }
+    found.push(...(await scan(grey, region, { scale: 2, tweak: (s) => s.normalise() }, 1, true)));
   }
   return found;
 }

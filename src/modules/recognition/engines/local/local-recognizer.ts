@@ -5,13 +5,16 @@ import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } fr
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
-import { greyForLabels, readLabel } from './label-reader.js';
+import { CLOSE_LOOK_HEIGHT, greyForLabels, readLabel, type GreyImage, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[] };
 type Entry = { entry: CatalogueEntry; tokens: Set<string>; brand: Set<string>; gtin: string | null };
 type Placed = { units: number; centreX: number };
+
+/** How much of a label's offer a reading got: both prices beat one, one beats none. */
+const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
 
 /** What is left of a label's text once its prices and offer words are taken out: the product's name. */
 const nameOf = (text: string) => text.replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*for\b|\bWAS\b|\bNOW\b/gi, ' ').replace(/\s+/g, ' ').trim();
@@ -36,7 +39,8 @@ function containment(text: Set<string>, entry: Set<string>): number {
   let hit = 0;
   for (const t of entry) {
     if (text.has(t)) hit++;
-    else for (const u of text) if (nearlyEqual(t, u)) { hit += 0.8; break; }
+    // A word cut short (a label half hidden, a word running off the crop) still counts, a little less.
+    else for (const u of text) if (nearlyEqual(t, u) || (u.length >= 4 && t.startsWith(u))) { hit += 0.8; break; }
   }
   return hit / entry.size;
 }
@@ -60,10 +64,10 @@ export class LocalRecognizer implements Recognizer {
     // No label paper found (an unusual store, a close-up): read the whole photo instead.
     if (boxes.length === 0) return this.recognizeWholeImage(input);
     const grey = await greyForLabels(input.image);
-    const [readings, packs] = await Promise.all([Promise.all(boxes.map((box) => readLabel(this.opts.ocr, grey, box))), packMask(input.image)]);
-    const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.barcodes)))];
     const entries = this.entries(input.catalogue);
-    const labels: Label[] = readings.map((r) => ({ box: r.box, nameText: nameOf(r.text), price: parseLabelPrices(r.text), lines: r.lines }));
+    const [readings, packs] = await Promise.all([Promise.all(boxes.map((box) => this.readLabel(grey, box, entries))), packMask(input.image)]);
+    const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.reading.barcodes)))];
+    const labels = readings.map((r) => r.label);
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
@@ -75,6 +79,32 @@ export class LocalRecognizer implements Recognizer {
       if (product && (product.sku || label.price)) products.push(product);
     }
     return products;
+  }
+
+  /**
+   * One label: read at the usual size, and once more, closer, when the reading names nothing in
+   * the catalogue, shows no price, or announces an offer without its second price. Each part is
+   * taken from the reading that makes more of it.
+   */
+  private async readLabel(grey: GreyImage, box: Box, entries: Entry[]): Promise<{ label: Label; reading: LabelReading }> {
+    const first = await readLabel(this.opts.ocr, grey, box);
+    const label = this.asLabel(first);
+    const named = this.bestEntry(label, entries)?.score ?? 0;
+    const offer = /\b(?:WAS|NOW|for)\b/i.test(first.text);
+    const priced = label.price?.price != null && (!offer || label.price.discountedPrice != null);
+    if (named >= 0.5 && priced) return { label, reading: first };
+    const second = await readLabel(this.opts.ocr, grey, box, CLOSE_LOOK_HEIGHT);
+    const closer = this.asLabel(second);
+    const better: Label = {
+      ...label,
+      nameText: (this.bestEntry(closer, entries)?.score ?? 0) > named ? closer.nameText : label.nameText,
+      price: priced ? label.price : completeness(closer.price) > completeness(label.price) ? closer.price : label.price,
+    };
+    return { label: better, reading: first };
+  }
+
+  private asLabel(reading: LabelReading): Label {
+    return { box: reading.box, nameText: nameOf(reading.text), price: parseLabelPrices(reading.text), lines: [] };
   }
 
   /** The fallback: OCR over the whole photo, labels assembled from price lines and the lines above them. */
@@ -96,19 +126,29 @@ export class LocalRecognizer implements Recognizer {
     return catalogue.map((entry) => ({ entry, tokens: tokens(`${entry.brand} ${entry.name}`), brand: tokens(entry.brand), gtin: normalizeGtin(entry.upc) }));
   }
 
+  /**
+   * The catalogue entry whose brand and name the label's text contains best. Ties, and labels
+   * whose name is half hidden, are settled by the price: a label showing an entry's brand and
+   * exactly its expected price names that entry.
+   */
+  private bestEntry(label: Label, entries: Entry[]): (Entry & { score: number }) | null {
+    const text = tokens(label.nameText);
+    const shown = label.price?.price ?? null;
+    let best: (Entry & { score: number }) | null = null;
+    for (const e of entries) {
+      let score = containment(text, e.tokens);
+      const samePrice = shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
+      if (samePrice && e.brand.size > 0 && containment(text, e.brand) === 1) score = Math.max(score, 0.5) + 0.01;
+      if (!best || score > best.score) best = { ...e, score };
+    }
+    return best;
+  }
+
   /** A label as a product: barcode first, then the catalogue entry its name contains best. */
   private toProduct(label: Label, entries: Entry[], barcodes: FoundBarcode[], row: RecognizedProduct['shelfPosition'], place: Placed | ((known: Entry | null) => Placed), width: number): RecognizedProduct {
     const barcode = this.barcodeFor(label, barcodes);
-    const labelTokens = tokens(label.nameText);
-    let best: (Entry & { score: number }) | null = null;
     const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
-    if (byBarcode) best = { ...byBarcode, score: 1 };
-    else {
-      for (const e of entries) {
-        const score = containment(labelTokens, e.tokens);
-        if (!best || score > best.score) best = { ...e, score };
-      }
-    }
+    const best = byBarcode ? { ...byBarcode, score: 1 } : this.bestEntry(label, entries);
     const known = best && best.score >= 0.5 ? best : null;
     const { units, centreX } = typeof place === 'function' ? place(known) : place;
     return {
