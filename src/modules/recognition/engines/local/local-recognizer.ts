@@ -5,7 +5,7 @@ import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } fr
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
-import { CLOSE_LOOK_HEIGHT, greyForLabels, readLabel, type GreyImage, type LabelReading } from './label-reader.js';
+import { CLOSE_LOOK, greyForLabels, readLabels, type GreyImage, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 
@@ -17,7 +17,7 @@ type Placed = { units: number; centreX: number };
 const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
 
 /** What is left of a label's text once its prices and offer words are taken out: the product's name. */
-const nameOf = (text: string) => text.replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*for\b|\bWAS\b|\bNOW\b/gi, ' ').replace(/\s+/g, ' ').trim();
+const nameOf = (text: string) => text.replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*[ft][o0]r\b|\bWAS\b|\bNOW\b/gi, ' ').replace(/\s+/g, ' ').trim();
 
 const cx = (b: Box) => (b.x0 + b.x1) / 2;
 const cy = (b: Box) => (b.y0 + b.y1) / 2;
@@ -49,10 +49,11 @@ export type LocalRecognizerOptions = { ocr: OcrPool; barcodeTiles?: number };
 
 /**
  * The offline recognizer. A shelf label carries the product's name and price (its barcode is
- * usually too small to decode in a wide photo), so labels are the backbone: OCR finds price lines,
- * the text above each price names the product, the catalogue turns the name into a SKU, decoded
- * barcodes confirm it, pack text above the label counts the facings, and label rows and columns
- * give the position on the shelf.
+ * usually too small to decode in a wide photo), so labels are the backbone: label paper is found
+ * by its colour, each label is OCR'd enlarged (see label-reader.ts), the catalogue turns its name
+ * into a SKU (a decoded barcode overrides), the packs standing above it count the facings, and
+ * label rows and columns give the position on the shelf. A photo with no label paper in it is
+ * read whole instead, labels assembled from price lines and the lines above them.
  */
 export class LocalRecognizer implements Recognizer {
   readonly name = 'local';
@@ -65,9 +66,8 @@ export class LocalRecognizer implements Recognizer {
     if (boxes.length === 0) return this.recognizeWholeImage(input);
     const grey = await greyForLabels(input.image);
     const entries = this.entries(input.catalogue);
-    const [readings, packs] = await Promise.all([Promise.all(boxes.map((box) => this.readLabel(grey, box, entries))), packMask(input.image)]);
-    const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.reading.barcodes)))];
-    const labels = readings.map((r) => r.label);
+    const [{ labels, readings }, packs] = await Promise.all([this.readLabels(grey, boxes, entries), packMask(input.image)]);
+    const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.barcodes)))];
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
@@ -76,31 +76,39 @@ export class LocalRecognizer implements Recognizer {
       const { units, extent } = countPacks(packs, label.box, rightLimit);
       const product = this.toProduct(label, entries, barcodes, rows.get(label)!, { units, centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2 }, grey.width);
       // Paper with neither a price nor a known name on it is not a shelf label.
-      if (product && (product.sku || label.price)) products.push(product);
+      if (product.sku || label.price) products.push(product);
     }
     return products;
   }
 
   /**
-   * One label: read at the usual size, and once more, closer, when the reading names nothing in
-   * the catalogue, shows no price, or announces an offer without its second price. Each part is
-   * taken from the reading that makes more of it.
+   * The labels, read at the usual size, then once more, closer, those whose reading names nothing
+   * in the catalogue, shows no price, or announces an offer without its second price. Each part
+   * of a label is taken from the reading that makes more of it.
    */
-  private async readLabel(grey: GreyImage, box: Box, entries: Entry[]): Promise<{ label: Label; reading: LabelReading }> {
-    const first = await readLabel(this.opts.ocr, grey, box);
-    const label = this.asLabel(first);
-    const named = this.bestEntry(label, entries)?.score ?? 0;
-    const offer = /\b(?:WAS|NOW|for)\b/i.test(first.text);
-    const priced = label.price?.price != null && (!offer || label.price.discountedPrice != null);
-    if (named >= 0.5 && priced) return { label, reading: first };
-    const second = await readLabel(this.opts.ocr, grey, box, CLOSE_LOOK_HEIGHT);
-    const closer = this.asLabel(second);
-    const better: Label = {
-      ...label,
-      nameText: (this.bestEntry(closer, entries)?.score ?? 0) > named ? closer.nameText : label.nameText,
-      price: priced ? label.price : completeness(closer.price) > completeness(label.price) ? closer.price : label.price,
-    };
-    return { label: better, reading: first };
+  private async readLabels(grey: GreyImage, boxes: Box[], entries: Entry[]): Promise<{ labels: Label[]; readings: LabelReading[] }> {
+    const readings = await readLabels(this.opts.ocr, grey, boxes);
+    const labels = readings.map((r) => this.asLabel(r));
+    const unsure = labels
+      .map((label, i) => {
+        const named = this.bestEntry(label, entries)?.score ?? 0;
+        const offer = /WAS|NOW|\d\s?[ft][o0]r\b/i.test(readings[i]!.text);
+        const priced = label.price?.price != null && (!offer || label.price.discountedPrice != null);
+        return { i, named, priced };
+      })
+      .filter((u) => u.named < 0.5 || !u.priced);
+    if (unsure.length === 0) return { labels, readings };
+    const closer = await readLabels(this.opts.ocr, grey, unsure.map((u) => boxes[u.i]!), CLOSE_LOOK);
+    unsure.forEach((u, k) => {
+      const label = labels[u.i]!;
+      const again = this.asLabel(closer[k]!);
+      labels[u.i] = {
+        ...label,
+        nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText,
+        price: u.priced ? label.price : completeness(again.price) > completeness(label.price) ? again.price : label.price,
+      };
+    });
+    return { labels, readings };
   }
 
   private asLabel(reading: LabelReading): Label {
@@ -139,6 +147,7 @@ export class LocalRecognizer implements Recognizer {
       let score = containment(text, e.tokens);
       const samePrice = shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
       if (samePrice && e.brand.size > 0 && containment(text, e.brand) === 1) score = Math.max(score, 0.5) + 0.01;
+      else if (samePrice) score += 0.005;
       if (!best || score > best.score) best = { ...e, score };
     }
     return best;

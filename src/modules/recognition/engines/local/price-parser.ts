@@ -12,7 +12,8 @@ const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'C
 
 /** Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p. */
 const AMOUNT = /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b/g;
-const MULTI = /(?<qty>\d{1,2})\s*(?:for|FOR|For)\s*(?<cur>[£$€])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))?/;
+// "for" as OCR reads it in small print: tor, f0r.
+const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))?/;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
 
 function round2(v: number) {
