@@ -22,4 +22,9 @@ describe('label price parser', () => {
     assert.deepEqual(parseLabelPrices('£2.00 2 for £3.00'), { price: 2, discountedPrice: 1.5, onSale: true, currency: 'GBP', multiBuy: { quantity: 2, total: 3 } });
     assert.deepEqual(parseLabelPrices('3 FOR £5'), { price: null, discountedPrice: 1.67, onSale: true, currency: 'GBP', multiBuy: { quantity: 3, total: 5 } });
   });
+
+  it('reads "for" as OCR misreads it in small print', () => {
+    assert.deepEqual(parseLabelPrices('£2.87 2 tor £4.59')!.multiBuy, { quantity: 2, total: 4.59 });
+    assert.equal(parseLabelPrices('£2.18 2 f0r £3.49')!.discountedPrice, 1.75);
+  });
 });

@@ -118,8 +118,9 @@ export class LocalRecognizer implements Recognizer {
   /** The fallback: OCR over the whole photo, labels assembled from price lines and the lines above them. */
   private async recognizeWholeImage(input: RecognizeInput): Promise<RecognizedProduct[]> {
     const { width, height } = input;
-    // Grey, contrast-stretched and sharpened: what tesseract reads best. Upright orientation from EXIF.
-    const prepared = await sharp(input.image).rotate().greyscale().normalise().sharpen().png({ compressionLevel: 1 }).toBuffer();
+    // Grey and contrast-stretched, upright from EXIF. Not sharpened as well: on a flat background
+    // that turns JPEG ringing into strokes and tesseract loses whole words.
+    const prepared = await sharp(input.image).rotate().greyscale().normalise().png({ compressionLevel: 1 }).toBuffer();
     const [lines, barcodes] = await Promise.all([this.opts.ocr.lines(prepared), readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3)]);
     const labels = this.findLabels(lines, height);
     const entries = this.entries(input.catalogue);

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import bwipjs from 'bwip-js';
+import sharp from 'sharp';
+import { barRegions } from '../../../../src/modules/recognition/engines/local/bar-regions.js';
+import { countPacks, packMask } from '../../../../src/modules/recognition/engines/local/facings.js';
+import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
+import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
+import { OcrPool } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
+
+const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
+type Truth = { products: { sku: string; units: number; label: { bbox: [number, number, number, number] } }[] };
+const truthOf = (name: string) => JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as Truth;
+const inside = (b: { x0: number; y0: number; x1: number; y1: number }, [x0, y0, x1, y1]: number[]) => (x0! + x1!) / 2 > b.x0 && (x0! + x1!) / 2 < b.x1 && (y0! + y1!) / 2 > b.y0 && (y0! + y1!) / 2 < b.y1;
+
+describe('local recognizer stages', () => {
+  const pool = new OcrPool(1);
+  after(() => pool.close());
+
+  for (const name of ['shelf-03', 'shelf-08']) {
+    it(`finds every label of ${name} by its paper, and nothing else`, async () => {
+      const boxes = await findLabelBoxes(readFileSync(`${dir}/${name}.jpg`));
+      const truth = truthOf(name);
+      for (const p of truth.products) assert.equal(boxes.filter((b) => inside(b, p.label.bbox)).length, 1, p.sku);
+      assert.equal(boxes.length, truth.products.length);
+    });
+  }
+
+  it('counts the packs standing above each label of shelf-05', async () => {
+    const image = readFileSync(`${dir}/shelf-05.jpg`);
+    const [boxes, packs] = await Promise.all([findLabelBoxes(image), packMask(image)]);
+    for (const p of truthOf('shelf-05').products) {
+      const label = boxes.find((b) => inside(b, p.label.bbox))!;
+      const next = boxes.filter((b) => b.x0 > label.x0 && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2).map((b) => b.x0);
+      assert.equal(countPacks(packs, label, Math.min(1600, ...next)).units, p.units, p.sku);
+    }
+  });
+
+  it('tells a barcode from printed text', async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="160"><rect width="100%" height="100%" fill="#fff"/>
+      <text x="10" y="40" font-family="DejaVu Sans" font-size="26">Polar Peak Whole Milk 2L</text>
+      <text x="10" y="130" font-family="DejaVu Sans" font-size="48" font-weight="bold">£1.11</text></svg>`;
+    const text = await sharp(Buffer.from(svg)).png().toBuffer();
+    const code = await sharp(Buffer.from(bwipjs.toSVG({ bcid: 'ean13', text: '5010345865092', height: 8, includetext: false }))).resize(200, 50, { fit: 'fill' }).png().toBuffer();
+    const { data, info } = await sharp(text).composite([{ input: code, left: 380, top: 95 }]).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const regions = barRegions(data, info.width, info.height);
+    assert.equal(regions.length, 1);
+    const [r] = regions;
+    assert.ok(r!.x0 <= 390 && r!.x1 >= 570 && r!.y0 <= 105 && r!.y1 >= 135, JSON.stringify(r));
+  });
+
+  it('reads a photo with no label paper in it whole (the fallback)', async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="500"><rect width="100%" height="100%" fill="#8d8d8d"/>
+      <text x="60" y="200" font-family="DejaVu Sans" font-size="34" fill="#111">Sunvale Cola 330ml</text>
+      <text x="60" y="260" font-family="DejaVu Sans" font-size="44" font-weight="bold" fill="#111">£3.08</text></svg>`;
+    const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
+    assert.deepEqual(await findLabelBoxes(image), []);
+    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
+    const products = await new LocalRecognizer({ ocr: pool }).recognize({ image, contentType: 'image/jpeg', width: 900, height: 500, catalogue, runIndex: 0 });
+    assert.equal(products.length, 1);
+    assert.equal(products[0]!.sku, 'SUN-COLA-9');
+    assert.equal(products[0]!.price, 3.08);
+  });
+});
