@@ -9,6 +9,7 @@ import { countPacks, packMask } from '../../../../src/modules/recognition/engine
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
 import { OcrPool } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
+import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
 
 const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
 type Truth = { products: { sku: string; units: number; label: { bbox: [number, number, number, number] } }[] };
@@ -21,7 +22,7 @@ describe('local recognizer stages', () => {
 
   for (const name of ['shelf-03', 'shelf-08']) {
     it(`finds every label of ${name} by its paper, and nothing else`, async () => {
-      const boxes = await findLabelBoxes(readFileSync(`${dir}/${name}.jpg`));
+      const boxes = await findLabelBoxes(await decodePhoto(readFileSync(`${dir}/${name}.jpg`)));
       const truth = truthOf(name);
       for (const p of truth.products) assert.equal(boxes.filter((b) => inside(b, p.label.bbox)).length, 1, p.sku);
       assert.equal(boxes.length, truth.products.length);
@@ -29,8 +30,8 @@ describe('local recognizer stages', () => {
   }
 
   it('counts the packs standing above each label of shelf-05', async () => {
-    const image = readFileSync(`${dir}/shelf-05.jpg`);
-    const [boxes, packs] = await Promise.all([findLabelBoxes(image), packMask(image)]);
+    const photo = await decodePhoto(readFileSync(`${dir}/shelf-05.jpg`));
+    const [boxes, packs] = await Promise.all([findLabelBoxes(photo), packMask(photo)]);
     for (const p of truthOf('shelf-05').products) {
       const label = boxes.find((b) => inside(b, p.label.bbox))!;
       const next = boxes.filter((b) => b.x0 > label.x0 && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2).map((b) => b.x0);
@@ -56,7 +57,7 @@ describe('local recognizer stages', () => {
       <text x="60" y="200" font-family="DejaVu Sans" font-size="34" fill="#111">Sunvale Cola 330ml</text>
       <text x="60" y="260" font-family="DejaVu Sans" font-size="44" font-weight="bold" fill="#111">£3.08</text></svg>`;
     const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
-    assert.deepEqual(await findLabelBoxes(image), []);
+    assert.deepEqual(await findLabelBoxes(await decodePhoto(image)), []);
     const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
     const products = await new LocalRecognizer({ ocr: pool }).recognize({ image, contentType: 'image/jpeg', width: 900, height: 500, catalogue, runIndex: 0 });
     assert.equal(products.length, 1);

@@ -4,6 +4,7 @@ import sharp, { type Sharp } from 'sharp';
 import { prepareZXingModule, readBarcodes, type ReadInputBarcodeFormat } from 'zxing-wasm/reader';
 import { normalizeGtin } from '../../catalogue-matcher.js';
 import type { Box } from './ocr-pool.js';
+import type { GreyImage } from './photo.js';
 
 const require = createRequire(import.meta.url);
 
@@ -26,10 +27,7 @@ export type FoundBarcode = { text: string; gtin: string | null; format: string; 
 
 type Variant = { scale: number; tweak?: (s: Sharp) => Sharp };
 
-/** An already decoded one-channel image: regions of it are cut without decoding the file again. */
-export type RawGrey = { data: Buffer; width: number; height: number };
-
-async function greyImageData(image: Buffer | RawGrey, region: Box | null, v: Variant) {
+async function greyImageData(image: Buffer | GreyImage, region: Box | null, v: Variant) {
   let img = Buffer.isBuffer(image) ? sharp(image) : sharp(image.data, { raw: { width: image.width, height: image.height, channels: 1 } });
   if (region) img = img.extract({ left: region.x0, top: region.y0, width: region.x1 - region.x0, height: region.y1 - region.y0 });
   img = img.greyscale();
@@ -47,7 +45,7 @@ async function greyImageData(image: Buffer | RawGrey, region: Box | null, v: Var
   return { data: rgba, width: info.width, height: info.height, colorSpace: 'srgb' } as ImageData;
 }
 
-async function scan(image: Buffer | RawGrey, region: Box | null, v: Variant, maxSymbols: number, upright = false): Promise<FoundBarcode[]> {
+async function scan(image: Buffer | GreyImage, region: Box | null, v: Variant, maxSymbols: number, upright = false): Promise<FoundBarcode[]> {
   const results = await readBarcodes(await greyImageData(image, region, v), {
     formats: PRODUCT_FORMATS,
     tryHarder: true,
@@ -101,7 +99,7 @@ export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
  * Every barcode in a shelf photo: the whole image, then overlapping tiles at full and double
  * resolution, since a shelf label's barcode is a few dozen pixels wide. Duplicates collapse.
  */
-export async function readShelf(image: Buffer | RawGrey, width: number, height: number, tiles = 3): Promise<FoundBarcode[]> {
+export async function readShelf(image: Buffer | GreyImage, width: number, height: number, tiles = 3): Promise<FoundBarcode[]> {
   await ensureModule();
   const found: FoundBarcode[] = [...(await scan(image, null, { scale: 1 }, 64))];
   const tw = Math.ceil(width / tiles);
@@ -129,7 +127,7 @@ export async function readShelf(image: Buffer | RawGrey, width: number, height: 
  * Barcodes where a label's bars were seen (see bar-regions.ts), each region enlarged twice: a
  * label's symbol in a wide photo has about one pixel per module, too few for the whole-image pass.
  */
-export async function readRegions(grey: RawGrey, regions: Box[]): Promise<FoundBarcode[]> {
+export async function readRegions(grey: GreyImage, regions: Box[]): Promise<FoundBarcode[]> {
   await ensureModule();
   const found: FoundBarcode[] = [];
   for (const r of regions) {

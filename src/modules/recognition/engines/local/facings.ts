@@ -1,22 +1,20 @@
-import sharp from 'sharp';
 import type { Box } from './ocr-pool.js';
+import { shrink, type Photo } from './photo.js';
 
 const SHRINK = 2;
 
 /** Pixels that belong to packs rather than the back wall: coloured, or dark. Half size is enough. */
-export type PackMask = { mask: Uint8Array; width: number; height: number };
+export type PackMask = { mask: Uint8Array; width: number; height: number; fx: number; fy: number };
 
-export async function packMask(image: Buffer): Promise<PackMask> {
-  const { width = 0, height = 0, orientation = 1 } = await sharp(image).metadata();
-  const uprightWidth = orientation >= 5 ? height : width;
-  const { data, info } = await sharp(image).rotate().resize(Math.max(1, Math.round(uprightWidth / SHRINK))).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const mask = new Uint8Array(info.width * info.height);
-  for (let i = 0, p = 0; i < mask.length; i++, p += info.channels) {
-    const hi = Math.max(data[p]!, data[p + 1]!, data[p + 2]!);
-    const lo = Math.min(data[p]!, data[p + 1]!, data[p + 2]!);
+export async function packMask(photo: Photo): Promise<PackMask> {
+  const { rgb, width, height, fx, fy } = await shrink(photo, SHRINK);
+  const mask = new Uint8Array(width * height);
+  for (let i = 0, p = 0; i < mask.length; i++, p += 3) {
+    const hi = Math.max(rgb[p]!, rgb[p + 1]!, rgb[p + 2]!);
+    const lo = Math.min(rgb[p]!, rgb[p + 1]!, rgb[p + 2]!);
     mask[i] = hi < 100 || (hi - lo) / Math.max(1, hi) > 0.3 ? 1 : 0;
   }
-  return { mask, width: info.width, height: info.height };
+  return { mask, width, height, fx, fy };
 }
 
 /**
@@ -27,12 +25,13 @@ export async function packMask(image: Buffer): Promise<PackMask> {
  */
 export function countPacks(packs: PackMask, label: Box, rightLimit: number): { units: number; extent: Box | null } {
   const lh = label.y1 - label.y0;
-  const y0 = Math.max(0, Math.round((label.y0 - 1.3 * lh) / SHRINK));
-  const y1 = Math.max(0, Math.round((label.y0 - 0.45 * lh) / SHRINK));
-  const x0 = Math.max(0, Math.round(label.x0 / SHRINK));
-  const x1 = Math.min(packs.width, Math.round(rightLimit / SHRINK));
+  const { fx, fy } = packs;
+  const y0 = Math.max(0, Math.round((label.y0 - 1.3 * lh) / fy));
+  const y1 = Math.max(0, Math.round((label.y0 - 0.45 * lh) / fy));
+  const x0 = Math.max(0, Math.round(label.x0 / fx));
+  const x1 = Math.min(packs.width, Math.round(rightLimit / fx));
   if (y1 - y0 < 3 || x1 - x0 < 3) return { units: 1, extent: null };
-  const minRun = Math.max(4, Math.round(lh * 0.25 / SHRINK));
+  const minRun = Math.max(4, Math.round((lh * 0.25) / fx));
   let units = 0, run = 0, first = -1, last = -1;
   const close = (x: number) => {
     if (run >= minRun) {
@@ -49,5 +48,5 @@ export function countPacks(packs: PackMask, label: Box, rightLimit: number): { u
     else close(x);
   }
   close(x1);
-  return { units: Math.max(1, units), extent: units ? { x0: first * SHRINK, y0: y0 * SHRINK, x1: last * SHRINK, y1: y1 * SHRINK } : null };
+  return { units: Math.max(1, units), extent: units ? { x0: first * fx, y0: y0 * fy, x1: last * fx, y1: y1 * fy } : null };
 }

@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import type { Box } from './ocr-pool.js';
+import { shrink, type Photo } from './photo.js';
 
 /** How much smaller the copy searched for labels is: a label is still dozens of pixels wide there. */
 const SHRINK = 4;
@@ -9,14 +9,9 @@ const SHRINK = 4;
  * edge. They are found on a quarter-size copy, where averaging has taken out the sensor noise:
  * bright pixels, grouped into connected regions, kept when their size and shape are a label's.
  */
-export async function findLabelBoxes(image: Buffer): Promise<Box[]> {
-  const { width = 0, height = 0, orientation = 1 } = await sharp(image).metadata();
-  // EXIF orientations 5 to 8 swap width and height once applied.
-  const [uprightWidth, uprightHeight] = orientation >= 5 ? [height, width] : [width, height];
-  const { data, info } = await sharp(image).rotate().resize(Math.max(1, Math.round(uprightWidth / SHRINK))).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const { width: W, height: H, channels } = info;
-  const fx = uprightWidth / W;
-  const fy = uprightHeight / H;
+export async function findLabelBoxes(photo: Photo): Promise<Box[]> {
+  const { rgb: data, width: W, height: H, fx, fy } = await shrink(photo, SHRINK);
+  const channels = 3;
   // "White" is relative to the photo's exposure: the brightest percent of it is label paper.
   const histogram = new Uint32Array(256);
   for (let p = 0; p < data.length; p += channels) histogram[Math.min(data[p]!, data[p + 1]!, data[p + 2]!)]!++;
@@ -54,7 +49,7 @@ export async function findLabelBoxes(image: Buffer): Promise<Box[]> {
     const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
     const aspect = bw / bh;
     if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 1.2 || aspect > 8 || count / (bw * bh) < 0.35) continue;
-    boxes.push({ x0: Math.floor(x0 * fx), y0: Math.floor(y0 * fy), x1: Math.min(uprightWidth, Math.ceil((x1 + 1) * fx)), y1: Math.min(uprightHeight, Math.ceil((y1 + 1) * fy)) });
+    boxes.push({ x0: Math.floor(x0 * fx), y0: Math.floor(y0 * fy), x1: Math.min(photo.width, Math.ceil((x1 + 1) * fx)), y1: Math.min(photo.height, Math.ceil((y1 + 1) * fy)) });
   }
   return boxes;
 }

@@ -2,10 +2,10 @@ import sharp from 'sharp';
 import { PSM } from 'tesseract.js';
 import { barRegions } from './bar-regions.js';
 import type { Box, OcrPool } from './ocr-pool.js';
+import type { GreyImage } from './photo.js';
 
 export type LabelReading = { box: Box; text: string; barcodes: Box[] };
 
-/** Label height OCR reads best at: small name print gets enough pixels, big prices stay cheap. */
 /** How a label is enlarged for OCR: the label's height in pixels, and whether edges are sharpened. */
 export type LabelView = { height: number; sharpen: boolean };
 /**
@@ -15,17 +15,6 @@ export type LabelView = { height: number; sharpen: boolean };
 export const FIRST_LOOK: LabelView = { height: 110, sharpen: false };
 /** A second, closer and sharpened look at a label the first reading could not make sense of. */
 export const CLOSE_LOOK: LabelView = { height: 220, sharpen: true };
-
-export type GreyImage = { data: Buffer; width: number; height: number };
-
-/**
- * The channel OCR reads labels from. Green, not luminance: red promotion print on yellow paper is
- * as dark as black print on white there, where luminance leaves it grey on light grey.
- */
-export async function greyForLabels(image: Buffer): Promise<GreyImage> {
-  const { data, info } = await sharp(image).rotate().toColourspace('srgb').extractChannel('green').raw().toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height };
-}
 
 type Prepared = { box: Box; pixels: Buffer; width: number; height: number; barcodes: Box[] };
 

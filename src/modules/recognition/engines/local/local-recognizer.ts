@@ -5,8 +5,9 @@ import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } fr
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
-import { CLOSE_LOOK, greyForLabels, readLabels, type GreyImage, type LabelReading } from './label-reader.js';
+import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
+import { decodePhoto, greenChannel, type GreyImage } from './photo.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[] };
@@ -61,12 +62,13 @@ export class LocalRecognizer implements Recognizer {
   constructor(private readonly opts: LocalRecognizerOptions) {}
 
   async recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
-    const boxes = await findLabelBoxes(input.image);
+    const photo = await decodePhoto(input.image);
+    const boxes = await findLabelBoxes(photo);
     // No label paper found (an unusual store, a close-up): read the whole photo instead.
     if (boxes.length === 0) return this.recognizeWholeImage(input);
-    const grey = await greyForLabels(input.image);
+    const grey = greenChannel(photo);
     const entries = this.entries(input.catalogue);
-    const [{ labels, readings }, packs] = await Promise.all([this.readLabels(grey, boxes, entries), packMask(input.image)]);
+    const [{ labels, readings }, packs] = await Promise.all([this.readLabels(grey, boxes, entries), packMask(photo)]);
     const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.barcodes)))];
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];

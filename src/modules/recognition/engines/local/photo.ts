@@ -1,0 +1,30 @@
+import sharp from 'sharp';
+
+/** A photo decoded once, upright (EXIF applied), as 8-bit RGB: every stage works from this copy. */
+export type Photo = { rgb: Buffer; width: number; height: number };
+/** A smaller RGB copy, and how many photo pixels one of its pixels stands for along each axis. */
+export type Shrunk = { rgb: Buffer; width: number; height: number; fx: number; fy: number };
+export type GreyImage = { data: Buffer; width: number; height: number };
+
+export async function decodePhoto(image: Buffer): Promise<Photo> {
+  const { data, info } = await sharp(image).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { rgb: data, width: info.width, height: info.height };
+}
+
+export async function shrink(photo: Photo, factor: number): Promise<Shrunk> {
+  const { data, info } = await sharp(photo.rgb, { raw: { width: photo.width, height: photo.height, channels: 3 } })
+    .resize(Math.max(1, Math.round(photo.width / factor)))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { rgb: data, width: info.width, height: info.height, fx: photo.width / info.width, fy: photo.height / info.height };
+}
+
+/**
+ * The green channel: what OCR reads labels from. Red promotion print on yellow paper is as dark
+ * there as black print on white, where luminance leaves it grey on light grey.
+ */
+export function greenChannel(photo: Photo): GreyImage {
+  const data = Buffer.allocUnsafe(photo.width * photo.height);
+  for (let i = 0, p = 1; i < data.length; i++, p += 3) data[i] = photo.rgb[p]!;
+  return { data, width: photo.width, height: photo.height };
+}
