@@ -12,16 +12,18 @@ const SHRINK = 4;
 export async function findLabelBoxes(photo: Photo): Promise<Box[]> {
   const { rgb: data, width: W, height: H, fx, fy } = await shrink(photo, SHRINK);
   const channels = 3;
-  // "White" is relative to the photo's exposure: the brightest percent of it is label paper.
+  // "White" is relative to the photo's exposure: the level of its brightest 5 %, less 12 %. The
+  // brightest 1 % (the first choice) is lamps and glossy packs in real store photos, and only 43
+  // of the 144 real tags cleared it; at 5 % and 88 %, 119 do and the synthetic set is unchanged.
   const histogram = new Uint32Array(256);
   for (let p = 0; p < data.length; p += channels) histogram[Math.min(data[p]!, data[p + 1]!, data[p + 2]!)]!++;
   let paper = 255;
-  for (let seen = 0; paper > 0 && (seen += histogram[paper]!) < W * H * 0.01; ) paper--;
+  for (let seen = 0; paper > 0 && (seen += histogram[paper]!) < W * H * 0.05; ) paper--;
   const mask = new Uint8Array(W * H);
   for (let i = 0, p = 0; i < W * H; i++, p += channels) {
     const r = data[p]!, g = data[p + 1]!, b = data[p + 2]!;
     const lo = Math.min(r, g, b), hi = Math.max(r, g, b);
-    const white = lo > paper * 0.92 && hi - lo < 45;
+    const white = lo > paper * 0.88 && hi - lo < 45;
     const yellow = r > paper * 0.78 && g > paper * 0.7 && b < paper * 0.6;
     mask[i] = white || yellow ? 1 : 0;
   }
