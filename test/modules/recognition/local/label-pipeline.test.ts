@@ -52,6 +52,19 @@ describe('local recognizer stages', () => {
     assert.ok(r!.x0 <= 390 && r!.x1 >= 570 && r!.y0 <= 105 && r!.y1 >= 135, JSON.stringify(r));
   });
 
+  it('reads a label that prints its price as a bare integer, as yen tags do', async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="500"><rect width="100%" height="100%" fill="#8d8d8d"/>
+      <rect x="200" y="150" width="360" height="140" fill="#ffffff" stroke="#444"/>
+      <text x="212" y="182" font-family="DejaVu Sans" font-size="22" fill="#111">Sunvale Cola 330ml</text>
+      <text x="300" y="272" font-family="DejaVu Sans" font-size="64" font-weight="bold" fill="#111">198</text></svg>`;
+    const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
+    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
+    const products = await new LocalRecognizer({ ocr: pool }).recognize({ image, contentType: 'image/jpeg', width: 900, height: 500, catalogue, runIndex: 0 });
+    assert.equal(products.length, 1);
+    assert.equal(products[0]!.sku, 'SUN-COLA-9');
+    assert.equal(products[0]!.price, 198);
+  });
+
   it('reads a photo with no label paper in it whole (the fallback)', async () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="500"><rect width="100%" height="100%" fill="#8d8d8d"/>
       <text x="60" y="200" font-family="DejaVu Sans" font-size="34" fill="#111">Sunvale Cola 330ml</text>

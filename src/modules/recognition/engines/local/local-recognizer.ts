@@ -9,6 +9,7 @@ import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage } from './photo.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
+import { readTagPrice } from './tag-price.js';
 
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[] };
 type Entry = { entry: CatalogueEntry; tokens: Set<string>; brand: Set<string>; gtin: string | null };
@@ -101,15 +102,18 @@ export class LocalRecognizer implements Recognizer {
       .filter((u) => u.named < 0.5 || !u.priced);
     if (unsure.length === 0) return { labels, readings };
     const closer = await readLabels(this.opts.ocr, grey, unsure.map((u) => boxes[u.i]!), CLOSE_LOOK);
-    unsure.forEach((u, k) => {
+    for (const [k, u] of unsure.entries()) {
       const label = labels[u.i]!;
       const again = this.asLabel(closer[k]!);
-      labels[u.i] = {
-        ...label,
-        nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText,
-        price: u.priced ? label.price : completeness(again.price) > completeness(label.price) ? again.price : label.price,
-      };
-    });
+      let price = u.priced ? label.price : completeness(again.price) > completeness(label.price) ? again.price : label.price;
+      // Still no price: tags that print a bare integer (198, as yen tags do) are read like the real
+      // tags are, the tallest row of digits on the label.
+      if (completeness(price) === 0) {
+        const tag = await readTagPrice(this.opts.ocr, sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }), label.box);
+        if (tag) price = { price: tag.value, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
+      }
+      labels[u.i] = { ...label, nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText, price };
+    }
     return { labels, readings };
   }
 
