@@ -1,4 +1,4 @@
-// `npm run bench:recognizer-memory -- [--images 1000] [--every 100]`
+// `npm run bench:memory -- [--images 1000] [--every 100]`
 // Runs the `local` recognizer over the committed synthetic shelves again and again in one process
 // (as a worker does) and prints its resident memory as it goes: the OCR pool is created once and
 // must not grow with the number of images read. Prints numbers; asserts nothing.
