@@ -3,7 +3,7 @@ import { PSM } from 'tesseract.js';
 import { darkComponents, tallestGlyphRow } from './glyphs.js';
 import type { Box, OcrPool } from './ocr-pool.js';
 
-export type TagPrice = { value: number; text: string };
+export type TagPrice = { value: number; text: string; confidence: number };
 
 /** A price as printed: 2.49, 2,49, £1.99, 1,99 €, 198. */
 export function parsePriceToken(raw: string): number | null {
@@ -31,7 +31,7 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
   const W = Math.round(width * scale);
   const H = Math.round(height * scale);
   const grey = await src.extract({ left, top, width, height }).resize(W, H, { kernel: 'lanczos3' }).greyscale().normalise().raw().toBuffer();
-  // Ink thickness decides between 8 and 9 or 1 and nothing: read at three thresholds and vote.
+  // Ink thickness decides between 8 and 9 or 1 and nothing: read at several thresholds and vote.
   const readings: TagPrice[] = [];
   for (const threshold of THRESHOLDS) {
     const reading = await readAtThreshold(ocr, grey, W, H, threshold);
@@ -39,12 +39,15 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
   }
   if (readings.length === 0) return null;
   const votes = new Map<number, number>();
-  for (const r of readings) votes.set(r.value, (votes.get(r.value) ?? 0) + 1);
+  for (const r of readings) votes.set(r.value, (votes.get(r.value) ?? 0) + r.confidence);
   const most = Math.max(...votes.values());
   return readings.find((r) => votes.get(r.value) === most)!;
 }
 
-const THRESHOLDS = [80, 95, 110];
+// Four ink thresholds, each reading's vote weighted by tesseract's confidence in it. Chosen on the
+// real tags of ../shared/datasets: three thresholds counted equally read 123 of 144 right, these
+// four weighted by confidence 128 (neighbouring choices 125 to 129), so the figure flatters it.
+const THRESHOLDS = [80, 95, 110, 125];
 
 async function readAtThreshold(ocr: OcrPool, grey: Buffer, W: number, H: number, threshold: number): Promise<TagPrice | null> {
   const binary = new Uint8Array(W * H);
@@ -65,5 +68,5 @@ async function readAtThreshold(ocr: OcrPool, grey: Buffer, W: number, H: number,
   const lines = await ocr.lines(line, PSM.SINGLE_LINE, '0123456789.,');
   const text = lines.map((l) => l.text).join('').replace(/\s+/g, '');
   const value = parsePriceToken(text);
-  return value == null ? null : { value, text };
+  return value == null ? null : { value, text, confidence: Math.min(...lines.map((l) => l.confidence), 100) };
 }
