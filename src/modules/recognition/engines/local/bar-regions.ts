@@ -1,3 +1,4 @@
+import { darkComponents } from './glyphs.js';
 import type { Box } from './ocr-pool.js';
 
 // Wide, short cells: wide enough to always span a bar edge, short enough to fit a symbol's height.
@@ -25,31 +26,16 @@ export function barRegions(grey: Uint8Array, width: number, height: number): Box
         }
       }
       const n = (CELL_W - 1) * (CELL_H - 1);
-      bar[r * cols + c] = gx / n > 12 && gx > gy * 4 ? 1 : 0;
+      // Bar cells are 0: darkComponents groups the zeros of a mask into connected regions.
+      bar[r * cols + c] = gx / n > 12 && gx > gy * 4 ? 0 : 1;
     }
   }
   // Regions of bar cells; a symbol is many cells wide, several high, and mostly bars.
-  const seen = new Uint8Array(cols * rows);
   const out: Box[] = [];
-  for (let start = 0; start < bar.length; start++) {
-    if (!bar[start] || seen[start]) continue;
-    const stack = [start];
-    seen[start] = 1;
-    let c0 = cols, r0 = rows, c1 = 0, r1 = 0, count = 0;
-    while (stack.length) {
-      const i = stack.pop()!;
-      const c = i % cols, r = (i - c) / cols;
-      count++;
-      c0 = Math.min(c0, c); c1 = Math.max(c1, c); r0 = Math.min(r0, r); r1 = Math.max(r1, r);
-      for (const [rr, cc] of [[r - 1, c], [r + 1, c], [r, c - 1], [r, c + 1]] as const) {
-        if (rr < 0 || rr >= rows || cc < 0 || cc >= cols) continue;
-        const j = rr * cols + cc;
-        if (bar[j] && !seen[j]) (seen[j] = 1), stack.push(j);
-      }
-    }
-    if (c1 - c0 + 1 < 4 || r1 - r0 + 1 < 3 || count < (c1 - c0 + 1) * (r1 - r0 + 1) * 0.6) continue;
-    if (!sameAllTheWayDown(grey, width, c0 * CELL_W, (c1 + 1) * CELL_W, r0 * CELL_H, (r1 + 1) * CELL_H)) continue;
-    out.push({ x0: Math.max(0, (c0 - 1) * CELL_W), y0: Math.max(0, (r0 - 1) * CELL_H), x1: Math.min(width, (c1 + 2) * CELL_W), y1: Math.min(height, (r1 + 2) * CELL_H) });
+  for (const { x0: c0, y0: r0, x1: c1, y1: r1, area } of darkComponents(bar, cols, rows, 1)) {
+    if (c1 - c0 < 4 || r1 - r0 < 3 || area < (c1 - c0) * (r1 - r0) * 0.6) continue;
+    if (!sameAllTheWayDown(grey, width, c0 * CELL_W, c1 * CELL_W, r0 * CELL_H, r1 * CELL_H)) continue;
+    out.push({ x0: Math.max(0, (c0 - 1) * CELL_W), y0: Math.max(0, (r0 - 1) * CELL_H), x1: Math.min(width, (c1 + 1) * CELL_W), y1: Math.min(height, (r1 + 1) * CELL_H) });
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { darkComponents } from './glyphs.js';
 import type { Box } from './ocr-pool.js';
 import { shrink, type Photo } from './photo.js';
 
@@ -19,39 +20,21 @@ export async function findLabelBoxes(photo: Photo): Promise<Box[]> {
   for (let p = 0; p < data.length; p += channels) histogram[Math.min(data[p]!, data[p + 1]!, data[p + 2]!)]!++;
   let paper = 255;
   for (let seen = 0; paper > 0 && (seen += histogram[paper]!) < W * H * 0.05; ) paper--;
+  // Paper pixels are 0: darkComponents groups the zeros of a mask into connected regions.
   const mask = new Uint8Array(W * H);
   for (let i = 0, p = 0; i < W * H; i++, p += channels) {
     const r = data[p]!, g = data[p + 1]!, b = data[p + 2]!;
     const lo = Math.min(r, g, b), hi = Math.max(r, g, b);
     const white = lo > paper * 0.88 && hi - lo < 45;
     const yellow = r > paper * 0.78 && g > paper * 0.7 && b < paper * 0.6;
-    mask[i] = white || yellow ? 1 : 0;
+    mask[i] = white || yellow ? 0 : 1;
   }
-  const seen = new Uint8Array(W * H);
-  const stack: number[] = [];
   const boxes: Box[] = [];
-  for (let start = 0; start < W * H; start++) {
-    if (!mask[start] || seen[start]) continue;
-    let x0 = W, y0 = H, x1 = 0, y1 = 0, count = 0;
-    seen[start] = 1;
-    stack.push(start);
-    while (stack.length) {
-      const i = stack.pop()!;
-      const x = i % W, y = (i - x) / W;
-      count++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      if (x > 0 && mask[i - 1] && !seen[i - 1]) (seen[i - 1] = 1), stack.push(i - 1);
-      if (x < W - 1 && mask[i + 1] && !seen[i + 1]) (seen[i + 1] = 1), stack.push(i + 1);
-      if (y > 0 && mask[i - W] && !seen[i - W]) (seen[i - W] = 1), stack.push(i - W);
-      if (y < H - 1 && mask[i + W] && !seen[i + W]) (seen[i + W] = 1), stack.push(i + W);
-    }
-    const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+  for (const c of darkComponents(mask, W, H, 1)) {
+    const bw = c.x1 - c.x0, bh = c.y1 - c.y0;
     const aspect = bw / bh;
-    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 1.2 || aspect > 8 || count / (bw * bh) < 0.35) continue;
-    boxes.push({ x0: Math.floor(x0 * fx), y0: Math.floor(y0 * fy), x1: Math.min(photo.width, Math.ceil((x1 + 1) * fx)), y1: Math.min(photo.height, Math.ceil((y1 + 1) * fy)) });
+    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 1.2 || aspect > 8 || c.area / (bw * bh) < 0.35) continue;
+    boxes.push({ x0: Math.floor(c.x0 * fx), y0: Math.floor(c.y0 * fy), x1: Math.min(photo.width, Math.ceil(c.x1 * fx)), y1: Math.min(photo.height, Math.ceil(c.y1 * fy)) });
   }
   return boxes;
 }
