@@ -2,7 +2,8 @@
 // an embedded PostgreSQL and the Temporal dev server, applies migrations, creates a development
 // organisation on first start, then runs the API and the worker until Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { initORM, migrate } from '../src/db/orm.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/dev/embedded-postgres.js';
@@ -13,6 +14,14 @@ const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, '.data'));
 mkdirSync(dataDir, { recursive: true });
 const say = (msg: string) => console.log(`[start] ${msg}`);
+
+// Stored secrets are encrypted with SECRETS_KEY; a development stack keeps its own key beside its
+// data (mode 600), made on first start, so its database is never readable without it.
+if (!process.env.SECRETS_KEY) {
+  const keyFile = join(dataDir, 'secrets.key');
+  if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  process.env.SECRETS_KEY = readFileSync(keyFile, 'utf8').trim();
+}
 
 const cleanups: (() => Promise<void>)[] = [];
 const children: ChildProcess[] = [];

@@ -3,6 +3,7 @@
 // without one an embedded PostgreSQL is used. TEMPORAL_ADDRESS selects a Temporal server; without
 // one a dev server is started for the run.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
@@ -22,6 +23,9 @@ function testFiles(dir: string, filter: string[]): string[] {
   }
   return out.sort();
 }
+
+// Each run encrypts its stored secrets with a key of its own (config.ts: SECRETS_KEY).
+process.env.SECRETS_KEY ??= randomBytes(32).toString('hex');
 
 let exitCode = 1;
 try {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSecretKeys } from './lib/secrets/secret-box.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -46,6 +47,31 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   /** An endpoint whose deliveries have all failed for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3600 * 1000),
+  /**
+   * Keys that encrypt the secrets kept at rest (webhook and callback signing secrets, stored
+   * idempotent answers): comma-separated, 32 bytes each as 64 hex characters or base64; the first
+   * encrypts, all decrypt. Required in production; `npm start` keeps one in .data/secrets.key.
+   */
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || secretKeysValid(v), 'comma-separated keys of 32 bytes (64 hex characters or base64)'),
+  /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
+  PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
+});
+
+function secretKeysValid(v: string): boolean {
+  try {
+    return parseSecretKeys(v).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const checked = schema.superRefine((c, ctx) => {
+  if (c.NODE_ENV === 'production' && !c.SECRETS_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'required in production (stored secrets are encrypted with it)' });
+  }
 });
 
 export type Config = z.infer<typeof schema>;
@@ -54,7 +80,7 @@ export type Config = z.infer<typeof schema>;
 export const CONFIG_KEYS = Object.keys(schema.shape);
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = schema.safeParse(env);
+  const result = checked.safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

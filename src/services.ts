@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { taskQueues } from '../workflows/shared/task-queues.js';
 import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { secretBox } from './lib/secrets/index.js';
 import { AccountService } from './modules/accounts/account.service.js';
 import { OrderService } from './modules/orders/order.service.js';
 import { ReportService } from './modules/reports/report.service.js';
@@ -79,7 +80,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     members: new MemberService(em),
     alertCommands: () => new AlertCommands(alerts, temporal(), queues),
     taskCommands: () => new TaskCommands(tasks, temporal(), queues, eventDispatcher, config.TASK_OVERDUE_AFTER_MS, logger),
-    idempotency: new IdempotencyService(em),
+    idempotency: new IdempotencyService(em, secretBox),
     usage: new UsageService(em, credits, rateLimiter),
     webhooks: new WebhookService(em, events, deliveries, eventDispatcher, config.ALLOW_PRIVATE_NETWORK_FETCH),
   };

@@ -4,7 +4,8 @@ import { RequestContext } from '@mikro-orm/core';
 import Koa, { type Context, type Next } from 'koa';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
-import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
+import { AppError, AuthRequiredError, ForbiddenError, NotFoundError } from '../lib/errors.js';
+import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import type { Logger } from '../lib/logger.js';
 import { parseOrThrow } from '../lib/validation.js';
 import type { Services } from '../services.js';
@@ -50,11 +51,33 @@ function authenticate(services: Services, publicPaths: Set<string>, authFailures
   };
 }
 
-function mount(router: Router, route: RouteDefinition): void {
-  const required = route.role ?? defaultRole(route.method);
-  router[route.method](toRouterPath(route.path), async (ctx: Context) => {
+/** Refuses, before any handler work, a route that needs a caller but has none (401, never a 500). */
+function requireAuth(ctx: Context, next: Next) {
+  if (!ctx.state.auth) throw new AuthRequiredError();
+  return next();
+}
+
+function requireRole(required: ApiKeyRole) {
+  return (ctx: Context, next: Next) => {
     const auth = ctx.state.auth as AuthContext;
-    if (route.auth !== false && !roleAllows(auth.role, required)) throw new ForbiddenError(required, auth.role);
+    if (!roleAllows(auth.role, required)) throw new ForbiddenError(required, auth.role);
+    return next();
+  };
+}
+
+/**
+ * Each route runs its own chain, in the order security needs: the caller is known (authenticated
+ * before routing), the body parsed, the rate limit of this route's category taken, the role checked,
+ * and only then may a stored idempotent answer be replayed.
+ */
+function mount(router: Router, route: RouteDefinition, services: Services): void {
+  const required = route.role ?? defaultRole(route.method);
+  const guards =
+    route.auth === false
+      ? [jsonBody()]
+      : [requireAuth, jsonBody(), rateLimit(() => services.rateLimiter, route), requireRole(required), idempotency(() => services.idempotency)];
+  router[route.method](toRouterPath(route.path), ...guards, async (ctx: Context) => {
+    const auth = ctx.state.auth as AuthContext;
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : undefined;
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
     const rawBody = (ctx.request as { body?: unknown }).body;
@@ -72,10 +95,12 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   const openapi = buildOpenApiDocument(routes);
   const referencePage = renderReferencePage(openapi as never);
 
-  const app = new Koa({ proxy: config.TRUST_PROXY });
+  // Behind PROXY_HOPS proxies the client is that many entries from the right of X-Forwarded-For;
+  // entries further left are whatever the client wrote and are never trusted.
+  const app = new Koa({ proxy: config.TRUST_PROXY, maxIpsCount: config.PROXY_HOPS });
   app.silent = true;
 
-  const health = new Router();
+  const health = new Router({ strict: true, sensitive: true });
   health.get('/health/live', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -88,7 +113,10 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
     ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', database, temporal: temporalOk };
   });
 
-  const docs = new Router({ prefix: API_PREFIX });
+  // Strict and case-sensitive everywhere: a path reaches a handler only spelled exactly as the
+  // route, so the checks keyed on paths (public paths, the /api/v1 prefix) see what the router sees.
+  const routing = { prefix: API_PREFIX, strict: true, sensitive: true };
+  const docs = new Router(routing);
   docs.get('/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
@@ -98,8 +126,8 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   });
   const publicPaths = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
 
-  const api = new Router({ prefix: API_PREFIX });
-  for (const route of routes) mount(api, route);
+  const api = new Router(routing);
+  for (const route of routes) mount(api, route, services);
 
   app.use(requestLog(logger));
   app.use(errorHandler(logger));
@@ -107,13 +135,21 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   app.use(docs.routes());
   app.use((ctx, next) => RequestContext.create(orm.em, next));
   app.use(authenticate(services, publicPaths, config.AUTH_FAILURES_PER_MINUTE));
-  app.use(jsonBody());
-  app.use(rateLimit(() => services.rateLimiter));
-  app.use(idempotency(() => services.idempotency));
-  // Runs last on the way out: anything no router answered is a 404 in the error envelope.
+  // Runs last on the way out: anything no router answered is a 404 in the error envelope. An
+  // authenticated request no route took (404, 405) still draws on its key's reads or writes, with
+  // the headers, so unknown paths are no free way around the limits.
+  const unrouted = { get: rateLimit(() => services.rateLimiter, { method: 'get' }), other: rateLimit(() => services.rateLimiter, { method: 'post' }) };
   app.use(async (ctx, next) => {
-    await next();
-    if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      if (ctx.state.auth && !ctx.state.rateLimited && (status === 404 || status === 405)) {
+        await (ctx.method === 'GET' || ctx.method === 'HEAD' ? unrouted.get : unrouted.other)(ctx, async () => undefined);
+      }
+      throw err;
+    }
   });
   app.use(api.routes());
   app.use(

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import type { AuthContext } from './auth-context.js';
+import type { RateLimitCategory } from '../modules/organisations/plans.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
@@ -41,6 +42,11 @@ export type RouteDefinition<P extends z.ZodType | undefined = any, Q extends z.Z
   role?: ApiKeyRole;
   /** False for the few public routes (health, OpenAPI document). */
   auth?: boolean;
+  /**
+   * Which rate-limit bucket the route draws from and how many slots a request takes; by default
+   * GET is a read and everything else a write, one slot each.
+   */
+  rateLimit?: { category: RateLimitCategory; weight?: (body: unknown) => number };
   params?: P;
   query?: Q;
   body?: B;

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { SealedString } from '../../db/sealed-string-type.js';
 
 const p = defineEntity.properties;
 
@@ -18,8 +19,8 @@ export const Analysis = defineEntity({
     externalId: p.string().nullable(),
     metadata: p.json<Record<string, string>>().nullable(),
     callbackUrl: p.text().nullable(),
-    /** Needed in clear to sign callbacks; returned to the client once, at submission. */
-    callbackSecret: p.string().nullable(),
+    /** Needed in clear to sign callbacks, so encrypted at rest; returned to the client once, at submission. */
+    callbackSecret: p.type(SealedString).$type<string>().nullable(),
     status: p.enum([...ANALYSIS_STATUSES]).default('processing'),
     totalRuns: p.integer(),
     completedRuns: p.integer().default(0),

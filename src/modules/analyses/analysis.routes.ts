@@ -14,11 +14,18 @@ import {
   submittedBatchSchema,
 } from './analysis.schemas.js';
 
+/** A batch takes one analyses slot per image, all or nothing (decisions.md). */
+function slotPerImage(body: unknown): number {
+  const images = (body as { images?: unknown } | undefined)?.images;
+  return Array.isArray(images) ? Math.max(1, images.length) : 1;
+}
+
 export function analysisRoutes(analyses: AnalysisService) {
   return [
     defineRoute({
       method: 'post',
       path: '/analyses',
+      rateLimit: { category: 'analyses' },
       operationId: 'createAnalysis',
       summary: 'Submit one shelf image for analysis',
       description: 'Costs 1 credit, taken at submission; a failed analysis gives it back. Runs asynchronously: poll, or pass callbackUrl, or subscribe a webhook.',
@@ -46,6 +53,7 @@ export function analysisRoutes(analyses: AnalysisService) {
     defineRoute({
       method: 'post',
       path: '/analyses/batch',
+      rateLimit: { category: 'analyses', weight: slotPerImage },
       operationId: 'createAnalysisBatch',
       summary: 'Submit a batch of shelf images',
       description: "1 credit per image, all or nothing. At most the plan's maxBatchSize images.",
