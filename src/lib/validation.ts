@@ -61,9 +61,11 @@ export const httpsUrl = z
 export const isoDate = z.iso.date();
 export const countryCode = z
   .string()
+  .max(2)
   .regex(/^[A-Za-z]{2}$/, 'Must be an ISO 3166-1 alpha-2 country code.')
   .transform((v) => v.toUpperCase());
 export const currencyCode = z
   .string()
+  .max(3)
   .regex(/^[A-Za-z]{3}$/, 'Must be an ISO 4217 currency code.')
   .transform((v) => v.toUpperCase());

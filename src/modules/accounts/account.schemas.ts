@@ -8,7 +8,7 @@ const fields = {
   type: z.enum(ACCOUNT_TYPES),
   status: z.enum(ACCOUNT_STATUSES).optional(),
   contactName: z.string().max(200).nullable().optional(),
-  contactEmail: z.email().max(320).nullable().optional().meta({ example: 'orders@brightwell.example' }),
+  contactEmail: z.email().max(255).nullable().optional().meta({ example: 'orders@brightwell.example' }),
   contactPhone: z.string().max(50).nullable().optional(),
   website: httpUrl.nullable().optional(),
   notes: z.string().max(5000).nullable().optional(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { httpsUrl, httpUrl } from '../../lib/validation.js';
 import { productSchema } from '../products/product.schemas.js';
+import { MAX_BATCH_IMAGES } from '../organisations/plans.js';
 import { ANALYSIS_STATUSES } from './analysis.entity.js';
 
 export const metadataSchema = z
@@ -30,7 +31,11 @@ export type BatchImageInput = z.infer<typeof batchImageSchema>;
 
 export const createBatchBody = z
   .strictObject({
-    images: z.array(batchImageSchema).min(1).meta({ description: "One entry per photo; at most the plan's maxBatchSize (20 to 200)." }),
+    images: z
+      .array(batchImageSchema)
+      .min(1)
+      .max(MAX_BATCH_IMAGES)
+      .meta({ description: "One entry per photo; at most the plan's maxBatchSize (20 to 200; enterprise up to 1,000)." }),
     callbackUrl: httpsUrl.optional().meta({ description: 'Applies to each analysis of the batch.' }),
   })
   .meta({ id: 'CreateBatchRequest' });

@@ -12,7 +12,7 @@ export const money = z
 const itemFields = {
   sku: z.string().trim().min(1).max(100).meta({ description: 'Stock keeping unit code, unique in the organisation.', example: 'COKE-330-CAN' }),
   brand: z.string().trim().min(1).max(200).meta({ example: 'Coca-Cola' }),
-  name: z.string().trim().min(1).max(300).meta({ example: 'Coca-Cola Classic 330ml can' }),
+  name: z.string().trim().min(1).max(255).meta({ example: 'Coca-Cola Classic 330ml can' }),
   description: z.string().max(2000).nullable().optional(),
   category: z.string().max(100).nullable().optional().meta({ example: 'Beverages' }),
   subcategory: z.string().max(100).nullable().optional().meta({ example: 'Soft drinks' }),
@@ -23,6 +23,7 @@ const itemFields = {
   imageUrl: httpUrl.nullable().optional(),
   upc: z
     .string()
+    .max(14)
     .regex(/^\d{6,14}$/, 'Must be 6 to 14 digits (UPC-A, UPC-E, EAN-8, EAN-13 or GTIN-14).')
     .nullable()
     .optional()

@@ -11,7 +11,7 @@ export const listMembersQuery = z.strictObject({
 
 export const inviteBody = z
   .strictObject({
-    email: z.email().max(320).meta({ example: 'sam@retailer.example' }),
+    email: z.email().max(255).meta({ example: 'sam@retailer.example' }),
     phone: z.string().max(50).optional(),
     reportsTo: z.string().max(100).optional().meta({ description: 'User id (usr_) of a member.' }),
     role: z.enum(['member', 'tasker']).default('member'),

@@ -11,7 +11,7 @@ export const orderLineInput = z
     quantity: z.number().positive().max(1_000_000).refine((v) => Math.round(v * 1000) / 1000 === v, 'At most three decimal places.').meta({ example: 12 }),
     inventoryItemId: z.string().max(100).optional().meta({ description: 'Inventory item (inv_); fills sku and name when they are not given.' }),
     sku: z.string().max(100).optional(),
-    name: z.string().max(300).optional(),
+    name: z.string().max(255).optional(),
     unitPrice: money.meta({ example: 1.29 }),
     taxPercent: percent.optional().meta({ description: "Defaults to the order's taxRate." }),
   })

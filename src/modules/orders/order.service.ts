@@ -7,11 +7,14 @@ import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
 import { Place } from '../places/place.entity.js';
-import { centsToString, lineAmounts } from './money.js';
+import { centsToString, lineAmounts, toScaled } from './money.js';
 import { ORDER_TRANSITIONS, Order, OrderLine, type OrderStatus } from './order.entity.js';
 import type { CreateOrderInput, UpdateOrderInput } from './order.schemas.js';
 
 type LineInput = NonNullable<UpdateOrderInput['items']>[number];
+
+/** The largest amount numeric(14,2) holds: 999,999,999,999.99. */
+const MAX_AMOUNT_CENTS = 10n ** 14n - 1n;
 
 export class OrderService {
   readonly repo: TenantRepository<Order>;
@@ -48,6 +51,13 @@ export class OrderService {
         totalPrice: centsToString(amounts.total),
       };
     });
+    // Each field is bounded, but products and sums of bounded fields can still pass numeric(14,2):
+    // refuse them here (422 on the field) rather than let the insert fail (500).
+    const tooLarge = [
+      ...lines.flatMap((l, i) => (toScaled(l.totalPrice, 2) > MAX_AMOUNT_CENTS ? [{ field: `items[${i}]`, message: `The line total ${l.totalPrice} is above ${centsToString(MAX_AMOUNT_CENTS)}.`, code: 'too_big' }] : [])),
+      ...(subtotal + tax > MAX_AMOUNT_CENTS ? [{ field: 'items', message: `The order total is above ${centsToString(MAX_AMOUNT_CENTS)}.`, code: 'too_big' }] : []),
+    ];
+    if (tooLarge.length) throw new ValidationError(`Invalid body: ${tooLarge.map((x) => `${x.field}: ${x.message}`).join('; ')}`, tooLarge);
     return { lines, subtotal: centsToString(subtotal), tax: centsToString(tax), total: centsToString(subtotal + tax) };
   }
 

@@ -1,5 +1,8 @@
 import type { PlanTier } from './organisation.entity.js';
 
+/** No batch is larger than this, whatever an enterprise's custom maxBatchSize says (the body stays bounded). */
+export const MAX_BATCH_IMAGES = 1000;
+
 export type RateLimitCategory = 'analyses' | 'reads' | 'writes';
 
 export type PlanLimits = {
@@ -24,7 +27,7 @@ export function limitsFor(plan: PlanTier, custom?: { rateLimits?: Partial<Record
   if (plan !== 'enterprise' || !custom) return base;
   return {
     rateLimits: { ...base.rateLimits, ...(custom.rateLimits as Partial<Record<RateLimitCategory, number>>) },
-    maxBatchSize: custom.maxBatchSize ?? base.maxBatchSize,
+    maxBatchSize: Math.min(custom.maxBatchSize ?? base.maxBatchSize, MAX_BATCH_IMAGES),
     monthlyCredits: base.monthlyCredits,
   };
 }
