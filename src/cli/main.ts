@@ -120,7 +120,7 @@ try {
       break;
     }
     case 'key:list': {
-      const keys = await s.apiKeys.list(need('org'));
+      const keys = await s.apiKeys.all(need('org'));
       const rows = keys.map((k) => ({ id: k.id, name: k.name, role: k.role, prefix: k.keyPrefix, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt, createdAt: k.createdAt }));
       print(rows, rows.map((r) => `${r.id}  ${r.role.padEnd(6)} ${r.prefix}…  ${r.revokedAt ? 'revoked' : 'active '}  ${r.name ?? ''}`).join('\n') || '(none)');
       break;

@@ -57,6 +57,26 @@ function requireAuth(ctx: Context, next: Next) {
   return next();
 }
 
+/**
+ * Parses the body, then takes the route's rate limit (a batch's weight is in its body). A body that
+ * cannot be read (413, 415, malformed JSON) still takes one slot, so its answer carries the headers
+ * like every other answer to a valid key.
+ */
+function bodyThenRateLimit(services: Services, route: RouteDefinition) {
+  const parse = jsonBody();
+  const limited = rateLimit(() => services.rateLimiter, route);
+  const unreadable = rateLimit(() => services.rateLimiter, route, true);
+  return async (ctx: Context, next: Next) => {
+    try {
+      await parse(ctx, async () => undefined);
+    } catch (err) {
+      await unreadable(ctx, async () => undefined);
+      throw err;
+    }
+    return limited(ctx, next);
+  };
+}
+
 function requireRole(required: ApiKeyRole) {
   return (ctx: Context, next: Next) => {
     const auth = ctx.state.auth as AuthContext;
@@ -75,7 +95,7 @@ function mount(router: Router, route: RouteDefinition, services: Services): void
   const guards =
     route.auth === false
       ? [jsonBody()]
-      : [requireAuth, jsonBody(), rateLimit(() => services.rateLimiter, route), requireRole(required), idempotency(() => services.idempotency)];
+      : [requireAuth, bodyThenRateLimit(services, route), requireRole(required), idempotency(() => services.idempotency)];
   router[route.method](toRouterPath(route.path), ...guards, async (ctx: Context) => {
     const auth = ctx.state.auth as AuthContext;
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : undefined;

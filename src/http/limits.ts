@@ -28,13 +28,15 @@ function setHeaders(ctx: Context, r: { limit: number; remaining: number; resetAt
  * consumes nothing. It runs after routing, so the category comes from the route that will answer,
  * never from the path's spelling.
  */
-export function rateLimit(limiter: () => RateLimiter, route: Pick<RouteDefinition, 'method' | 'rateLimit'>) {
+export function rateLimit(limiter: () => RateLimiter, route: Pick<RouteDefinition, 'method' | 'rateLimit'>, bodyUnreadable = false) {
   const category: RateLimitCategory = route.rateLimit?.category ?? (route.method === 'get' ? 'reads' : 'writes');
   const weightOf = route.rateLimit?.weight ?? (() => 1);
   return async (ctx: Context, next: Next) => {
     const auth = ctx.state.auth as AuthContext;
     const limit = limitsFor(auth.plan, auth.customLimits).rateLimits[category];
-    const result = await limiter().consume(`key:${auth.apiKeyId}:${category}`, limit, weightOf((ctx.request as { body?: unknown }).body));
+    // A body that could not be read (413, 415, malformed JSON) counts as one request of its category.
+    const weight = bodyUnreadable ? 1 : weightOf((ctx.request as { body?: unknown }).body);
+    const result = await limiter().consume(`key:${auth.apiKeyId}:${category}`, limit, weight);
     setHeaders(ctx, result);
     ctx.state.rateLimited = true;
     if (!result.allowed) {
@@ -56,6 +58,8 @@ export async function guardAuthFailures(ctx: Context, limiter: RateLimiter, perM
   } catch (err) {
     if (err instanceof AppError && err.status === 401) {
       const counted = await limiter.consume(`authfail:${ctx.ip}`, perMinute, 1);
+      // A 401 describes the limit it counts against: this address's failed authentications.
+      setHeaders(ctx, counted);
       if (!counted.allowed) {
         ctx.set('Retry-After', String(counted.retryAfter));
         throw new RateLimitedError(counted);

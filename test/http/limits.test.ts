@@ -160,7 +160,8 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     const res = await a.request('GET', '/usage', { key: org.keys.write });
     assert.equal(res.status, 200);
     const u = res.body.data;
-    assert.equal(u.maxBatchSize, 100);
+    assert.equal(u.maxBatchSize, 30, 'growth: 100 per batch, but 30 analyses a minute');
+    assert.equal(u.plan.maxBatchSize, 100);
     assert.deepEqual(u.credits, { remaining: 29, usedThisPeriod: 1, plan: 29, payg: 0 });
     assert.equal(u.plan.tier, 'growth');
     assert.ok(Date.parse(u.plan.periodEnd) > Date.now());

@@ -1,7 +1,6 @@
-import { dataEnvelope, defineRoute, idParams } from '../../http/route.js';
-import { z } from 'zod';
+import { dataEnvelope, defineRoute, idParams, listEnvelope } from '../../http/route.js';
 import type { ApiKeyService } from './api-key.service.js';
-import { apiKeySchema, apiKeyWithSecretSchema, createApiKeyBody, rotateApiKeyBody, serializeApiKey } from './api-key.schemas.js';
+import { apiKeySchema, apiKeyWithSecretSchema, createApiKeyBody, listApiKeysQuery, rotateApiKeyBody, serializeApiKey } from './api-key.schemas.js';
 
 const params = idParams('key_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'API keys';
@@ -30,9 +29,13 @@ export function apiKeyRoutes(keys: ApiKeyService) {
       summary: "List the organisation's API keys (never their secrets)",
       tag,
       role: 'admin',
+      query: listApiKeysQuery,
       status: 200,
-      response: z.object({ data: z.array(apiKeySchema) }),
-      handler: async ({ auth }) => ({ body: { data: (await keys.list(auth.organisationId)).map(serializeApiKey) } }),
+      response: listEnvelope(apiKeySchema),
+      handler: async ({ auth, query }) => {
+        const page = await keys.list(auth.organisationId, query);
+        return { body: { data: page.items.map(serializeApiKey), pagination: page.pagination } };
+      },
     }),
     defineRoute({
       method: 'post',

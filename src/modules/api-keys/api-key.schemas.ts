@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { API_KEY_ROLES, type ApiKey } from './api-key.entity.js';
 
 export const createApiKeyBody = z
   .strictObject({ role: z.enum(API_KEY_ROLES), name: z.string().trim().min(1).max(100).optional().meta({ example: 'warehouse sync' }) })
   .meta({ id: 'CreateApiKeyRequest' });
+export const listApiKeysQuery = z.strictObject({ cursor: cursorParam, limit: limitParam() });
 export const rotateApiKeyBody = z
   .strictObject({
     gracePeriodSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(0).meta({ description: 'How long the old key keeps working; 0 revokes it at once.' }),

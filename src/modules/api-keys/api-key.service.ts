@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuthRequiredError, InvalidApiKeyError, NotFoundError } from '../../lib/errors.js';
+import { TenantRepository } from '../../db/tenant-repository.js';
 import { newId } from '../../lib/ids.js';
+import type { Page } from '../../lib/pagination.js';
 import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
 import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret.js';
 import { ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
@@ -39,8 +41,14 @@ export class ApiKeyService {
     return { key, secret };
   }
 
-  async list(organisationId: string): Promise<ApiKey[]> {
+  /** Every key of the organisation, newest first (the admin CLI's listing). */
+  all(organisationId: string): Promise<ApiKey[]> {
     return this.repo.find({ organisationId }, { orderBy: { id: 'desc' } });
+  }
+
+  /** Newest first, keyset-paginated like every other list. */
+  list(organisationId: string, page: Page) {
+    return new TenantRepository(this.em, ApiKey).page(organisationId, {}, page);
   }
 
   /** A new key with the same role and name; the old one stops now or after the grace period. */

@@ -32,9 +32,11 @@ export class UsageService {
       rateLimits[category] = { limit: w.limit, remaining: w.remaining, resetAt: new Date(w.resetAt * 1000).toISOString() };
     }
     return {
-      maxBatchSize: limits.maxBatchSize,
+      // A batch of N images takes N analyses slots at once (all or nothing), so no batch larger than
+      // the analyses limit can ever be accepted: report what a batch can really hold.
+      maxBatchSize: Math.min(limits.maxBatchSize, limits.rateLimits.analyses),
       credits: { remaining: balance.remaining, usedThisPeriod: used?.used ?? 0, plan: balance.plan, payg: balance.payg },
-      plan: { tier: org.plan, periodEnd: periodEnd.toISOString(), monthlyCredits: org.monthlyCredits },
+      plan: { tier: org.plan, periodEnd: periodEnd.toISOString(), monthlyCredits: org.monthlyCredits, maxBatchSize: limits.maxBatchSize },
       rateLimits,
     };
   }

@@ -92,6 +92,10 @@ export class WebhookService {
   /** A `webhook.test` event delivered to this endpoint only, through the normal delivery path. */
   async sendTest(organisationId: string, id: string) {
     const webhook = await this.get(organisationId, id);
+    // Deliveries only go to active endpoints; a test that could never be sent is refused up front.
+    if (webhook.status !== 'active') {
+      throw new ConflictError('This webhook endpoint is disabled; enable it before sending a test.', { webhookId: id, status: webhook.status });
+    }
     const eventId = await this.em.transactional(async (em) => {
       const event = await this.events.record(em, {
         organisationId,
