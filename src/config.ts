@@ -56,6 +56,8 @@ const schema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || secretKeysValid(v), 'comma-separated keys of 32 bytes (64 hex characters or base64)'),
+  /** Keeps the rate-limit windows in Redis (one Lua script per request); unset: an UNLOGGED PostgreSQL table. */
+  REDIS_URL: z.string().url().optional(),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });

@@ -1,6 +1,7 @@
 import { config, type Config } from './config.js';
 import { initORM, type Orm } from './db/orm.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { closeRedisWindows } from './modules/rate-limits/redis-windows.js';
 import { createServices, type Services } from './services.js';
 import { createTemporalClient, type TemporalHandle } from './temporal/client.js';
 
@@ -21,6 +22,7 @@ export async function createRuntime(name: string, overrides: Partial<Config> = {
     logger,
     async close() {
       await temporal.connection.close().catch(() => undefined);
+      await closeRedisWindows();
       await orm.close();
     },
   };

@@ -23,6 +23,7 @@ import { ProductService } from './modules/products/product.service.js';
 import { ProjectService } from './modules/projects/project.service.js';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
+import { redisWindows } from './modules/rate-limits/redis-windows.js';
 import { UsageService } from './modules/usage/usage.service.js';
 import { TaskCommands } from './modules/tasks/task-commands.js';
 import { TaskService } from './modules/tasks/task.service.js';
@@ -44,7 +45,8 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
   const alerts = new AlertService(em);
-  const rateLimiter = new RateLimiter(em);
+  const redisUrl = config.REDIS_URL;
+  const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl) : undefined);
   const deliveries = new DeliveryService(em, alerts);
   const temporal = () => {
     if (!context.temporal) throw new Error('this process has no Temporal client');

@@ -8,7 +8,7 @@ import { Alert } from '../modules/alerts/alert.entity.js';
 import { Delivery, DeliveryAttempt } from '../modules/webhooks/delivery.entity.js';
 import { Webhook } from '../modules/webhooks/webhook.entity.js';
 import { IdempotencyKey } from '../modules/idempotency/idempotency-key.entity.js';
-import { RateLimitHit } from '../modules/rate-limits/rate-limit.entity.js';
+import { RateLimitWindow } from '../modules/rate-limits/rate-limit.entity.js';
 import { Task } from '../modules/tasks/task.entity.js';
 import { Account } from '../modules/accounts/account.entity.js';
 import { Order, OrderCounter, OrderLine } from '../modules/orders/order.entity.js';
@@ -21,4 +21,4 @@ import { Place } from '../modules/places/place.entity.js';
 import { Project } from '../modules/projects/project.entity.js';
 
 /** Every entity the ORM knows. New modules add theirs here. */
-export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event, Webhook, Delivery, DeliveryAttempt, Alert, RateLimitHit, IdempotencyKey, Task, Account, Order, OrderLine, OrderCounter, User, Invitation];
+export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event, Webhook, Delivery, DeliveryAttempt, Alert, RateLimitWindow, IdempotencyKey, Task, Account, Order, OrderLine, OrderCounter, User, Invitation];

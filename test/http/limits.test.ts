@@ -56,7 +56,8 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
       assert.equal(r.body.error.details.limit, 60);
       assert.equal(r.body.error.details.window, '60s');
       const retryAfter = Number(r.headers.get('retry-after'));
-      assert.ok(retryAfter >= 55 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      // One-second counters: a request counts for 60 to 61 s (decisions.md).
+      assert.ok(retryAfter >= 55 && retryAfter <= 61, `Retry-After ${retryAfter}`);
       assert.equal(r.body.error.details.retryAfter, retryAfter);
       assert.equal(r.headers.get('x-ratelimit-remaining'), '0');
     }

@@ -3,18 +3,20 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 const p = defineEntity.properties;
 
 /**
- * The sliding log behind the rolling 60-second windows: one row per admitted request (weight =
- * slots it took). Rows older than the window are deleted by the worker's housekeeping.
+ * The rolling 60-second windows when PostgreSQL keeps them: one row per bucket holding 61 one-second
+ * counters (slot = second mod 61, with the second it holds). The table is UNLOGGED (created by its
+ * migration): a limiter needs no durability, so taking a slot costs no WAL flush. After a database
+ * crash the windows start empty, which can only admit up to one extra window of requests.
+ * Read and written only by the `rate_limit_take` function (same migration).
  */
-export const RateLimitHit = defineEntity({
-  name: 'RateLimitHit',
-  tableName: 'rate_limit_hits',
+export const RateLimitWindow = defineEntity({
+  name: 'RateLimitWindow',
+  tableName: 'rate_limit_windows',
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    bucket: p.string(),
-    at: p.datetime(),
-    weight: p.integer(),
+    bucket: p.string().primary().columnType('text'),
+    seconds: p.string().columnType('bigint[]'),
+    counts: p.string().columnType('int[]'),
+    touchedAt: p.bigint('number').columnType('bigint'),
   },
-  indexes: [{ properties: ['bucket', 'at'], name: 'rate_limit_hits_bucket_at_index' }],
 });
-export type RateLimitHit = InferEntity<typeof RateLimitHit>;
+export type RateLimitWindow = InferEntity<typeof RateLimitWindow>;
