@@ -61,11 +61,12 @@ export const httpsUrl = z
 export const isoDate = z.iso.date();
 export const countryCode = z
   .string()
+  // The pattern decides (and stops); the length is there for the OpenAPI document.
+  .regex(/^[A-Za-z]{2}$/, { message: 'Must be an ISO 3166-1 alpha-2 country code.', abort: true })
   .max(2)
-  .regex(/^[A-Za-z]{2}$/, 'Must be an ISO 3166-1 alpha-2 country code.')
   .transform((v) => v.toUpperCase());
 export const currencyCode = z
   .string()
+  .regex(/^[A-Za-z]{3}$/, { message: 'Must be an ISO 4217 currency code.', abort: true })
   .max(3)
-  .regex(/^[A-Za-z]{3}$/, 'Must be an ISO 4217 currency code.')
   .transform((v) => v.toUpperCase());

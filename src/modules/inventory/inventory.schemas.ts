@@ -23,8 +23,8 @@ const itemFields = {
   imageUrl: httpUrl.nullable().optional(),
   upc: z
     .string()
+    .regex(/^\d{6,14}$/, { message: 'Must be 6 to 14 digits (UPC-A, UPC-E, EAN-8, EAN-13 or GTIN-14).', abort: true })
     .max(14)
-    .regex(/^\d{6,14}$/, 'Must be 6 to 14 digits (UPC-A, UPC-E, EAN-8, EAN-13 or GTIN-14).')
     .nullable()
     .optional()
     .meta({ example: '5449000000996' }),
