@@ -14,6 +14,7 @@ import { AnalysisProcessingService } from './modules/analyses/analysis-processin
 import { AnalysisStarter } from './modules/analyses/analysis-starter.js';
 import { AnalysisService } from './modules/analyses/analysis.service.js';
 import { ApiKeyService } from './modules/api-keys/api-key.service.js';
+import { KeyGate } from './modules/api-keys/key-gate.js';
 import { CreditService } from './modules/credits/credit.service.js';
 import { EventService } from './modules/events/event.service.js';
 import { InventoryService } from './modules/inventory/inventory.service.js';
@@ -61,6 +62,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   return {
     em,
     apiKeys: new ApiKeyService(em),
+    keyGate: new KeyGate(em, rateLimiter),
     credits,
     events,
     organisations: new OrganisationService(em, credits),

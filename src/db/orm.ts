@@ -15,6 +15,6 @@ export async function initORM(databaseUrl: string, poolMax?: number): Promise<Or
  */
 export async function migrate(orm: Orm): Promise<string[]> {
   const applied = await orm.getMigrator().up();
-  await sealStoredSecrets(orm.em.fork(), secretBox());
+  await sealStoredSecrets(orm.em.fork(), secretBox);
   return applied.map((m) => m.name);
 }

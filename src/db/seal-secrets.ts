@@ -14,8 +14,12 @@ const SEALED_COLUMNS = [
  * with a key that no longer seals (after SECRETS_KEY gained a new first key). Idempotent: run by
  * `migrate` every time, it finds nothing to do once everything is current.
  */
-export async function sealStoredSecrets(em: EntityManager, box: SecretBox): Promise<number> {
+export async function sealStoredSecrets(em: EntityManager, secretBox: () => SecretBox): Promise<number> {
   let changed = 0;
+  // A database with no secret at all (a fresh one) needs no key: configuration is not even read.
+  const [any] = await sql<{ found: boolean }>(em, `select ${SEALED_COLUMNS.map((c) => `exists (select 1 from ${c.table} where ${c.column} is not null)`).join(' or ')} as found`);
+  if (!any?.found) return 0;
+  const box = secretBox();
   for (const { table, column } of SEALED_COLUMNS) {
     const rows = await sql<{ id: string; value: string }>(
       em,

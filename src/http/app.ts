@@ -4,7 +4,7 @@ import { RequestContext } from '@mikro-orm/core';
 import Koa, { type Context, type Next } from 'koa';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
-import { AppError, AuthRequiredError, ForbiddenError, NotFoundError } from '../lib/errors.js';
+import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
 import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import type { Logger } from '../lib/logger.js';
 import { parseOrThrow } from '../lib/validation.js';
@@ -14,7 +14,7 @@ import { temporalHealthy } from '../temporal/client.js';
 import { roleAllows, type AuthContext } from './auth-context.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './error-handler.js';
-import { guardAuthFailures, idempotency, rateLimit } from './limits.js';
+import { admit, categoryOf, idempotency } from './limits.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
@@ -41,39 +41,25 @@ function requestLog(logger: Logger) {
   };
 }
 
-function authenticate(services: Services, publicPaths: Set<string>, authFailuresPerMinute: number) {
-  return async (ctx: Context, next: Next) => {
-    if (!ctx.path.startsWith(API_PREFIX) || publicPaths.has(ctx.path)) return next();
-    await guardAuthFailures(ctx, services.rateLimiter, authFailuresPerMinute, async () => {
-      ctx.state.auth = (await services.apiKeys.authenticate(ctx.get('authorization') || undefined)) satisfies AuthContext;
-    });
-    return next();
-  };
-}
-
-/** Refuses, before any handler work, a route that needs a caller but has none (401, never a 500). */
-function requireAuth(ctx: Context, next: Next) {
-  if (!ctx.state.auth) throw new AuthRequiredError();
-  return next();
-}
-
 /**
- * Parses the body, then takes the route's rate limit (a batch's weight is in its body). A body that
- * cannot be read (413, 415, malformed JSON) still takes one slot, so its answer carries the headers
- * like every other answer to a valid key.
+ * The first step of every authenticated route: read the body (a batch's weight is in it), then
+ * authenticate and take the route's rate-limit slots in one step. A body that cannot be read (413,
+ * 415, malformed JSON) takes one slot, and its error is answered only once the caller is known: an
+ * unauthenticated request is always a 401, and every answer to a valid key carries the headers.
  */
-function bodyThenRateLimit(services: Services, route: RouteDefinition) {
+function enter(services: Services, route: RouteDefinition, authFailuresPerMinute: number) {
   const parse = jsonBody();
-  const limited = rateLimit(() => services.rateLimiter, route);
-  const unreadable = rateLimit(() => services.rateLimiter, route, true);
+  const category = categoryOf(route);
+  const weightOf = route.rateLimit?.weight ?? (() => 1);
   return async (ctx: Context, next: Next) => {
-    try {
-      await parse(ctx, async () => undefined);
-    } catch (err) {
-      await unreadable(ctx, async () => undefined);
-      throw err;
-    }
-    return limited(ctx, next);
+    let unreadable: unknown;
+    await parse(ctx, async () => undefined).catch((err: unknown) => {
+      unreadable = err;
+    });
+    const weight = unreadable === undefined ? weightOf((ctx.request as { body?: unknown }).body) : 1;
+    await admit(ctx, services.keyGate, services.rateLimiter, authFailuresPerMinute, category, weight);
+    if (unreadable !== undefined) throw unreadable;
+    return next();
   };
 }
 
@@ -86,16 +72,16 @@ function requireRole(required: ApiKeyRole) {
 }
 
 /**
- * Each route runs its own chain, in the order security needs: the caller is known (authenticated
- * before routing), the body parsed, the rate limit of this route's category taken, the role checked,
- * and only then may a stored idempotent answer be replayed.
+ * Each route runs its own chain, in the order security needs: the caller authenticated and the rate
+ * limit of this route's category taken, the role checked, and only then may a stored idempotent
+ * answer be replayed. Auth comes from the matched route, never from the path's spelling.
  */
-function mount(router: Router, route: RouteDefinition, services: Services): void {
+function mount(router: Router, route: RouteDefinition, services: Services, authFailuresPerMinute: number): void {
   const required = route.role ?? defaultRole(route.method);
   const guards =
     route.auth === false
       ? [jsonBody()]
-      : [requireAuth, bodyThenRateLimit(services, route), requireRole(required), idempotency(() => services.idempotency)];
+      : [enter(services, route, authFailuresPerMinute), requireRole(required), idempotency(() => services.idempotency)];
   router[route.method](toRouterPath(route.path), ...guards, async (ctx: Context) => {
     const auth = ctx.state.auth as AuthContext;
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : undefined;
@@ -147,26 +133,27 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   const publicPaths = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
 
   const api = new Router(routing);
-  for (const route of routes) mount(api, route, services);
+  for (const route of routes) mount(api, route, services, config.AUTH_FAILURES_PER_MINUTE);
 
   app.use(requestLog(logger));
   app.use(errorHandler(logger));
   app.use(health.routes());
   app.use(docs.routes());
   app.use((ctx, next) => RequestContext.create(orm.em, next));
-  app.use(authenticate(services, publicPaths, config.AUTH_FAILURES_PER_MINUTE));
-  // Runs last on the way out: anything no router answered is a 404 in the error envelope. An
-  // authenticated request no route took (404, 405) still draws on its key's reads or writes, with
+  // Runs last on the way out: anything no router answered is a 404 in the error envelope. Under
+  // /api/v1 the caller is still authenticated first (an unknown route without a key is a 401, so
+  // routes cannot be probed), and a request no route took (404, 405) draws one read or write, with
   // the headers, so unknown paths are no free way around the limits.
-  const unrouted = { get: rateLimit(() => services.rateLimiter, { method: 'get' }), other: rateLimit(() => services.rateLimiter, { method: 'post' }) };
   app.use(async (ctx, next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const status = (err as { status?: number }).status;
-      if (ctx.state.auth && !ctx.state.rateLimited && (status === 404 || status === 405)) {
-        await (ctx.method === 'GET' || ctx.method === 'HEAD' ? unrouted.get : unrouted.other)(ctx, async () => undefined);
+      const guarded = ctx.path.startsWith(API_PREFIX) && !publicPaths.has(ctx.path);
+      if (guarded && !ctx.state.rateLimited && (status === 404 || status === 405)) {
+        const category = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'reads' : 'writes';
+        await admit(ctx, services.keyGate, services.rateLimiter, config.AUTH_FAILURES_PER_MINUTE, category, 1);
       }
       throw err;
     }

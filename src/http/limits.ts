@@ -1,7 +1,8 @@
 import type { Context, Next } from 'koa';
 import { AppError, type ErrorDetails } from '../lib/errors.js';
-import { limitsFor, type RateLimitCategory } from '../modules/organisations/plans.js';
+import type { RateLimitCategory } from '../modules/organisations/plans.js';
 import { fingerprint, type IdempotencyService } from '../modules/idempotency/idempotency.service.js';
+import type { KeyGate } from '../modules/api-keys/key-gate.js';
 import type { RateLimiter, RateLimitResult } from '../modules/rate-limits/rate-limiter.js';
 import type { AuthContext } from './auth-context.js';
 import type { RouteDefinition } from './route.js';
@@ -23,41 +24,27 @@ function setHeaders(ctx: Context, r: { limit: number; remaining: number; resetAt
   ctx.set('X-RateLimit-Reset', String(r.resetAt));
 }
 
-/**
- * Per key and the matched route's category, all or nothing for a batch; a refused request
- * consumes nothing. It runs after routing, so the category comes from the route that will answer,
- * never from the path's spelling.
- */
-export function rateLimit(limiter: () => RateLimiter, route: Pick<RouteDefinition, 'method' | 'rateLimit'>, bodyUnreadable = false) {
-  const category: RateLimitCategory = route.rateLimit?.category ?? (route.method === 'get' ? 'reads' : 'writes');
-  const weightOf = route.rateLimit?.weight ?? (() => 1);
-  return async (ctx: Context, next: Next) => {
-    const auth = ctx.state.auth as AuthContext;
-    const limit = limitsFor(auth.plan, auth.customLimits).rateLimits[category];
-    // A body that could not be read (413, 415, malformed JSON) counts as one request of its category.
-    const weight = bodyUnreadable ? 1 : weightOf((ctx.request as { body?: unknown }).body);
-    const result = await limiter().consume(`key:${auth.apiKeyId}:${category}`, limit, weight);
-    setHeaders(ctx, result);
-    ctx.state.rateLimited = true;
-    if (!result.allowed) {
-      ctx.set('Retry-After', String(result.retryAfter));
-      throw new RateLimitedError(result);
-    }
-    return next();
-  };
+/** The route's rate-limit category: declared on the route, else GET is a read and the rest writes. */
+export function categoryOf(route: Pick<RouteDefinition, 'method' | 'rateLimit'>): RateLimitCategory {
+  return route.rateLimit?.category ?? (route.method === 'get' ? 'reads' : 'writes');
 }
 
 /**
- * Failed authentications per client address (default 30 a minute), so key guessing is slow. Only
- * failures are refused: a request with a valid key always passes, so one address (a load balancer,
- * an office NAT) full of bad keys never locks out the clients behind it.
+ * The door every API request goes through: authenticate the key and take `weight` slots of its
+ * `category` window in one step (KeyGate), set the rate-limit headers, refuse with 429 when the
+ * window is full (consuming nothing).
+ *
+ * Failed authentications count per client address (default 30 a minute), so key guessing is slow.
+ * Only failures are refused: a request with a valid key always passes, so one address (a load
+ * balancer, an office NAT) full of bad keys never locks out the clients behind it.
  */
-export async function guardAuthFailures(ctx: Context, limiter: RateLimiter, perMinute: number, authenticate: () => Promise<void>) {
+export async function admit(ctx: Context, gate: KeyGate, limiter: RateLimiter, authFailuresPerMinute: number, category: RateLimitCategory, weight: number) {
+  let entered: Awaited<ReturnType<KeyGate['enter']>>;
   try {
-    await authenticate();
+    entered = await gate.enter(ctx.get('authorization') || undefined, category, weight);
   } catch (err) {
     if (err instanceof AppError && err.status === 401) {
-      const counted = await limiter.consume(`authfail:${ctx.ip}`, perMinute, 1);
+      const counted = await limiter.consume(`authfail:${ctx.ip}`, authFailuresPerMinute, 1);
       // A 401 describes the limit it counts against: this address's failed authentications.
       setHeaders(ctx, counted);
       if (!counted.allowed) {
@@ -66,6 +53,13 @@ export async function guardAuthFailures(ctx: Context, limiter: RateLimiter, perM
       }
     }
     throw err;
+  }
+  ctx.state.auth = entered.owner satisfies AuthContext;
+  ctx.state.rateLimited = true;
+  setHeaders(ctx, entered.rate);
+  if (!entered.rate.allowed) {
+    ctx.set('Retry-After', String(entered.rate.retryAfter));
+    throw new RateLimitedError(entered.rate);
   }
 }
 

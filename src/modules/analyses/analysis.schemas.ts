@@ -116,13 +116,16 @@ type AnalysisRow = {
   totalRuns: number;
   completedRuns: number;
   failedRuns: number;
-  createdAt: Date;
+  /** Dates from entities; ISO strings from the list query, which formats them in SQL. */
+  createdAt: Date | string;
   externalId?: string | null;
   metadata?: Record<string, string> | null;
   placeId?: string | null;
   taskId?: string | null;
-  completedAt?: Date | null;
+  completedAt?: Date | string | null;
 };
+
+const iso = (d: Date | string) => (typeof d === 'string' ? d : d.toISOString());
 
 export function serializeAnalysis(a: AnalysisRow): z.infer<typeof analysisSchema> {
   return {
@@ -131,11 +134,11 @@ export function serializeAnalysis(a: AnalysisRow): z.infer<typeof analysisSchema
     totalRuns: a.totalRuns,
     completedRuns: a.completedRuns,
     failedRuns: a.failedRuns,
-    createdAt: a.createdAt.toISOString(),
+    createdAt: iso(a.createdAt),
     externalId: a.externalId ?? null,
     metadata: a.metadata ?? null,
     placeId: a.placeId ?? null,
     taskId: a.taskId ?? null,
-    completedAt: a.completedAt ? a.completedAt.toISOString() : null,
+    completedAt: a.completedAt ? iso(a.completedAt) : null,
   };
 }

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuthRequiredError, InvalidApiKeyError, NotFoundError } from '../../lib/errors.js';
+import { NotFoundError } from '../../lib/errors.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
-import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret.js';
-import { ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key-secret.js';
+import { ApiKeyRepository } from './api-key.repository.js';
 
 export type CreatedApiKey = { key: ApiKey; secret: string };
 
@@ -14,17 +14,6 @@ export class ApiKeyService {
 
   constructor(private readonly em: EntityManager) {
     this.repo = new ApiKeyRepository(em, ApiKey);
-  }
-
-  /** Resolves an Authorization header to the key's owner, or throws the matching 401. */
-  async authenticate(header: string | undefined): Promise<KeyOwner> {
-    const match = /^Bearer (\S+)$/.exec(header?.trim() ?? '');
-    const token = match?.[1];
-    if (!token || !API_KEY_PATTERN.test(token)) throw new AuthRequiredError();
-    const owner = await this.repo.findActiveOwner(hashApiKey(token));
-    if (!owner) throw new InvalidApiKeyError();
-    void this.repo.touchLastUsed(owner.apiKeyId).catch(() => undefined);
-    return owner;
   }
 
   async create(organisationId: string, role: ApiKeyRole, name?: string | null): Promise<CreatedApiKey> {

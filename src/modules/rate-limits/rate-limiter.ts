@@ -33,6 +33,11 @@ export class RateLimiter {
     private readonly redis?: () => RedisWindows,
   ) {}
 
+  /** With Redis the key lookup and the take are two calls; with PostgreSQL they can be one (KeyGate). */
+  get usesRedis(): boolean {
+    return this.redis !== undefined;
+  }
+
   async consume(bucket: string, limit: number, weight = 1): Promise<RateLimitResult> {
     if (this.redis) return toResult(limit, await this.redis().take(bucket, limit, weight, true));
     const [row] = await sql<Row>(this.em, `select * from rate_limit_take(?, ?, ?, true)`, [bucket, limit, weight]);

@@ -1,0 +1,133 @@
+// `npm run bench:api`: the hot path against its ceilings, side by side in one run on this machine.
+//   reads        GET /api/v1/analyses?limit=50 through the API  vs  bare Koa + one pooled pg query (same page)
+//   submissions  POST /api/v1/analyses (20 connections)        vs  raw Temporal starts of an empty workflow (20 at once)
+//   deliveries   signed webhook deliveries through our path     vs  a bare workflow with one HTTP-POST activity
+//   overhead     POST /analyses -> signed analysis.completed webhook received, minus the recognition time
+// The API and the bare server each run as their own process (`node --import tsx`), the load comes from
+// autocannon in this process. Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
+// TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
+// BENCH_SECONDS (10) sets each read measurement's length.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { newId } from '../../src/lib/ids.js';
+import { createRuntime } from '../../src/runtime.js';
+import { createServices } from '../../src/services.js';
+import { benchEnvironment } from './setup.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const say = (msg: string) => console.error(`[bench] ${msg}`);
+
+const { databaseUrl, devServer } = await benchEnvironment(7258);
+const prefix = `bench-${randomBytes(3).toString('hex')}-`;
+const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_FETCH: true });
+const services = createServices(runtime.orm.em.fork(), { config: runtime.config, temporal: runtime.temporal.client, logger: runtime.logger });
+
+// One enterprise organisation with limits no benchmark reaches, 1,000 analyses, 16 read keys.
+const org = await services.organisations.create({
+  name: 'Bench',
+  plan: 'enterprise',
+  credits: 100_000,
+  customLimits: { rateLimits: { analyses: 10_000_000, reads: 10_000_000, writes: 10_000_000 }, maxBatchSize: 1000 },
+});
+const readKeys: string[] = [];
+for (let i = 0; i < 16; i++) readKeys.push((await services.apiKeys.create(org.id, 'read', `bench read ${i}`)).secret);
+const writeKey = (await services.apiKeys.create(org.id, 'write', 'bench write')).secret;
+const db = new pg.Client({ connectionString: databaseUrl });
+await db.connect();
+const seeded = Array.from({ length: 1000 }, () => newId('analysis'));
+await db.query(
+  `insert into analyses (id, organisation_id, created_at, updated_at, image_url, status, total_runs, completed_runs, failed_runs, product_count, total_units, total_value, completed_at, external_id)
+   select id, $2, now(), now(), 'https://images.example.com/shelf.jpg', 'completed', 1, 1, 0, 3, 9, '12.34', now(), 'seed-' || ord
+     from unnest($1::text[]) with ordinality as t(id, ord)`,
+  [seeded, org.id],
+);
+await db.query('analyze analyses');
+
+/** BENCH_PROFILE=dir: the API process writes a V8 CPU profile there when it stops. */
+function startProcess(entry: string, port: number, env: Record<string, string>): ChildProcess {
+  const profile = process.env.BENCH_PROFILE && entry.includes('api') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, TASK_QUEUE_PREFIX: prefix },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function waitHttp(url: string) {
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered`);
+}
+
+const apiPort = 38000 + Math.floor(Math.random() * 1000);
+const barePort = apiPort + 1000;
+const children = [
+  startProcess('src/bin/api.ts', apiPort, {}),
+  startProcess('scripts/bench/bare-server.ts', barePort, { BENCH_ORG_ID: org.id }),
+];
+await waitHttp(`http://127.0.0.1:${apiPort}/health/live`);
+await waitHttp(`http://127.0.0.1:${barePort}/`);
+
+type Load = { connections: number; rate?: number; keys?: string[]; method?: 'GET' | 'POST'; path?: string; body?: string; amount?: number };
+
+async function load(port: number, opts: Load) {
+  const keys = opts.keys ?? [];
+  let next = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${opts.path ?? '/api/v1/analyses?limit=50'}`,
+    method: opts.method ?? 'GET',
+    connections: opts.connections,
+    ...(opts.amount ? { amount: opts.amount } : { duration: SECONDS }),
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
+    ...(opts.body ? { body: opts.body } : {}),
+    headers: { 'content-type': 'application/json' },
+    // Each connection is one client with its own key (round robin over the keys given).
+    setupClient: (client) => {
+      const key = keys[next++ % Math.max(1, keys.length)];
+      if (key) client.setHeaders({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+    },
+  });
+  const ok = result['2xx'];
+  if (result.non2xx > 0 || result.errors > 0) say(`port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: ok / (result.duration || SECONDS), p50: result.latency.p50, p99: result.latency.p99, ok, total: result.requests.total, duration: result.duration };
+}
+
+const rows: string[][] = [];
+const fmt = (n: number, d = 0) => n.toFixed(d);
+function row(measure: string, ours: string, ceiling: string, ratio: string) {
+  rows.push([measure, ours, ceiling, ratio]);
+}
+
+// Warm both (JIT, pools), then measure.
+await load(apiPort, { connections: 8, keys: [readKeys[0]!], amount: 500 });
+await load(barePort, { connections: 8, amount: 500 });
+
+say('reads: one key, 32 connections');
+const bare32 = await load(barePort, { connections: 32 });
+const ours32 = await load(apiPort, { connections: 32, keys: [readKeys[0]!] });
+row('GET /analyses?limit=50, one key, 32 connections', `${fmt(ours32.rps)} req/s, p50 ${ours32.p50} ms, p99 ${ours32.p99} ms`, `${fmt(bare32.rps)} req/s, p99 ${bare32.p99} ms`, `${fmt((100 * ours32.rps) / bare32.rps, 1)} %`);
+
+say('reads: 300 requests/s offered');
+const bare300 = await load(barePort, { connections: 32, rate: 300 });
+const ours300 = await load(apiPort, { connections: 32, rate: 300, keys: [readKeys[0]!] });
+row('same, 300 req/s offered', `${fmt(ours300.rps)} req/s served, p50 ${ours300.p50} ms, p99 ${ours300.p99} ms`, `${fmt(bare300.rps)} req/s, p99 ${bare300.p99} ms`, '');
+
+say('reads: 16 keys in parallel');
+const ours16 = await load(apiPort, { connections: 32, keys: readKeys });
+row('same, 16 keys in parallel', `${fmt(ours16.rps)} req/s, p99 ${ours16.p99} ms`, `${fmt(bare32.rps)} req/s`, `${fmt((100 * ours16.rps) / bare32.rps, 1)} %`);
+
+console.log('\n| measure | the service | the ceiling, same run | ratio |\n|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+
+for (const c of children) c.kill('SIGTERM');
+await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+await db.end();
+await runtime.close();
+await devServer?.stop();
+process.exit(0);
