@@ -2,12 +2,19 @@ import type { Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
+import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import type { analysisWorkflow, batchWorkflow } from '../../../workflows/index.js';
 import { SA } from '../../../workflows/shared/search-attributes.js';
 import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
 import { Analysis } from './analysis.entity.js';
 import { Batch } from './batch.entity.js';
+
+const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_key, items) => {
+  const ids = items.map((i) => i.id);
+  await sql(items[0]!.em.fork(), `update analyses set workflow_started_at = now() where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`, ids);
+  return items.map(() => undefined);
+});
 
 /**
  * Starts analysis and batch workflows with the entity id as workflow id, then records that the
@@ -40,7 +47,10 @@ export class AnalysisStarter {
         ],
       }),
     );
-    await sql(this.em, `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`, [a.id]);
+    // The outbox mark is not waited for: the row is durable and the workflow exists, so a mark lost
+    // to a crash only makes the relay start it again, which finds it (startOnce). Marks made while one
+    // is being written go together in the next UPDATE.
+    marks.submit('analyses', { em: this.em, id: a.id }).catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
   }
 
   async startBatch(b: Batch): Promise<void> {

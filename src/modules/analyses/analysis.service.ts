@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NotFoundError, ValidationError } from '../../lib/errors.js';
+import { InsufficientCreditsError, NotFoundError, ValidationError } from '../../lib/errors.js';
+import { GroupCommit } from '../../lib/group-commit.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import type { AlertService } from '../alerts/alert.service.js';
@@ -17,6 +18,15 @@ import { Batch } from './batch.entity.js';
 import { Task } from '../tasks/task.entity.js';
 
 export type Submitted = { analysis: Analysis; callbackSecret?: string };
+
+type Submission = { service: AnalysisService; input: CreateAnalysisInput; secret?: string };
+
+/**
+ * Single submissions of one organisation that arrive while one of its commits is in flight go
+ * together in the next (group-commit.ts): one row lock and one WAL flush for the whole group instead
+ * of one each, which is what had concurrent submissions queueing on the organisation's row.
+ */
+const submissions = new GroupCommit<Submission, Analysis>((organisationId, items) => items[0]!.service.commitSubmissions(organisationId, items));
 
 function callbackSecret(): string {
   return `cbsec_${randomBytes(24).toString('hex')}`;
@@ -51,9 +61,9 @@ export class AnalysisService {
     if (issues.length) throw new ValidationError(`Invalid body: ${issues.map((x) => `${x.field}: ${x.message}`).join('; ')}`, issues);
   }
 
-  private newAnalysis(em: EntityManager, organisationId: string, img: BatchImageInput, extra: { batchId?: string; callbackUrl?: string; secret?: string }) {
+  private newAnalysis(em: EntityManager, organisationId: string, img: BatchImageInput, extra: { batchId?: string; callbackUrl?: string; secret?: string; id?: string }) {
     return em.create(Analysis, {
-      id: newId('analysis'),
+      id: extra.id ?? newId('analysis'),
       organisationId,
       batchId: extra.batchId ?? null,
       imageUrl: img.imageUrl,
@@ -89,14 +99,27 @@ export class AnalysisService {
   async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
     await this.assertPlaces(organisationId, [input], (_i, f) => f);
     const secret = input.callbackUrl ? callbackSecret() : undefined;
-    const analysis = await this.em.transactional(async (em) => {
-      const a = this.newAnalysis(em, organisationId, input, { callbackUrl: input.callbackUrl, secret });
-      await this.warnIfLow(em, organisationId, await this.credits.consume(em, organisationId, [a.id]));
-      await em.flush();
-      return a;
-    });
+    const analysis = await submissions.submit(organisationId, { service: this, input, secret });
     await this.starter().startSoon(() => this.starter().startAnalysis(analysis));
     return { analysis, callbackSecret: secret };
+  }
+
+  /**
+   * One transaction for a group of single submissions: a credit for each while they last (in
+   * arrival order), the analyses of those that got one, their ledger rows, one commit. Each item is
+   * answered on its own: its analysis, or 402 when the credits ran out before it.
+   */
+  async commitSubmissions(organisationId: string, items: Submission[]): Promise<(Analysis | Error)[]> {
+    return this.em.fork().transactional(async (em) => {
+      const ids = items.map(() => newId('analysis'));
+      const { taken, balance } = await this.credits.consumeEach(em, organisationId, ids);
+      const analyses = items
+        .slice(0, taken)
+        .map((it, i) => this.newAnalysis(em, organisationId, it.input, { callbackUrl: it.input.callbackUrl, secret: it.secret, id: ids[i] }));
+      if (taken > 0) await this.warnIfLow(em, organisationId, balance);
+      await em.flush();
+      return items.map((_, i) => analyses[i] ?? new InsufficientCreditsError(1, balance.remaining));
+    });
   }
 
   async submitBatch(organisationId: string, images: BatchImageInput[], callbackUrl?: string) {

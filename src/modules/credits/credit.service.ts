@@ -69,6 +69,40 @@ export class CreditService {
   }
 
   /**
+   * One credit for each analysis in order, while credits last (a group of single submissions, each
+   * all or nothing on its own): one conditional UPDATE under the organisation's row lock, plan credits
+   * first, and the ledger rows of those taken. Returns how many were taken (the first `taken` ids).
+   */
+  async consumeEach(em: EntityManager, organisationId: string, analysisIds: string[]): Promise<{ taken: number; balance: Balance }> {
+    const n = analysisIds.length;
+    const [row] = await sql<{ plan_before: number; payg_before: number; plan_credits: number; payg_credits: number }>(
+      em,
+      `with o as (select id, plan_credits, payg_credits, least(?::int, plan_credits + payg_credits) as k from organisations where id = ? for update)
+       update organisations t
+          set plan_credits = o.plan_credits - least(o.plan_credits, o.k),
+              payg_credits = o.payg_credits - (o.k - least(o.plan_credits, o.k)),
+              updated_at = now()
+         from o where t.id = o.id
+       returning o.plan_credits as plan_before, o.payg_credits as payg_before, t.plan_credits, t.payg_credits`,
+      [n, organisationId],
+    );
+    if (!row) throw new Error(`organisation ${organisationId} does not exist`);
+    const taken = Math.min(n, row.plan_before + row.payg_before);
+    const fromPlan = Math.min(row.plan_before, taken);
+    analysisIds.slice(0, taken).forEach((analysisId, i) => {
+      em.create(CreditEntry, {
+        id: newId('creditEntry'),
+        organisationId,
+        planDelta: i < fromPlan ? -1 : 0,
+        paygDelta: i < fromPlan ? 0 : -1,
+        reason: 'analysis',
+        analysisId,
+      });
+    });
+    return { taken, balance: { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits } };
+  }
+
+  /**
    * Gives a failed analysis its credit back, to the pool it came from, exactly once: the ledger's
    * unique (analysis, reason) makes a second refund insert nothing and change nothing.
    */

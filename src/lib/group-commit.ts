@@ -1,0 +1,46 @@
+/**
+ * Group commit, in process: requests for the same key (an organisation) that arrive while a commit
+ * for that key is in flight wait for it, then go together in the next one. There is no timer: a lone
+ * request commits at once; under load each commit (one lock, one WAL flush) carries every request
+ * that queued behind the previous one. `flush` answers each item on its own (a value or an error), so
+ * one item refused does not refuse the others; if `flush` itself throws, every item gets that error.
+ */
+type Waiting<I, R> = { item: I; resolve: (r: R) => void; reject: (e: unknown) => void };
+type Group<I, R> = { waiting: Waiting<I, R>[]; running: boolean };
+
+export class GroupCommit<I, R> {
+  private readonly groups = new Map<string, Group<I, R>>();
+
+  constructor(
+    private readonly flush: (key: string, items: I[]) => Promise<(R | Error)[]>,
+    private readonly maxGroup = 200,
+  ) {}
+
+  submit(key: string, item: I): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let group = this.groups.get(key);
+      if (!group) this.groups.set(key, (group = { waiting: [], running: false }));
+      group.waiting.push({ item, resolve, reject });
+      if (!group.running) void this.drain(key, group);
+    });
+  }
+
+  private async drain(key: string, group: Group<I, R>) {
+    group.running = true;
+    while (group.waiting.length > 0) {
+      const batch = group.waiting.splice(0, this.maxGroup);
+      try {
+        const results = await this.flush(key, batch.map((w) => w.item));
+        batch.forEach((w, i) => {
+          const r = results[i];
+          if (r instanceof Error) w.reject(r);
+          else w.resolve(r as R);
+        });
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    group.running = false;
+    this.groups.delete(key);
+  }
+}
