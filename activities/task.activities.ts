@@ -39,6 +39,9 @@ export function createTaskActivities({ orm, config, client }: TaskActivityDeps) 
     async raiseTaskOverdue({ taskId }: { taskId: string }) {
       return services().tasks.raiseOverdue(taskId);
     },
+    async readTask({ taskId }: { taskId: string }): Promise<TaskView | null> {
+      return services().tasks.view(taskId);
+    },
   };
 }
 

@@ -1,10 +1,12 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineSignal, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AlertActivities } from '../activities/alert.activities.js';
+import { BOOKKEEPING, NEEDS_ATTENTION } from './shared/durable-steps.js';
+import { SA } from './shared/search-attributes.js';
 
 /** A new or changed snooze deadline (ISO date-time); null when the alert was un-snoozed by hand. */
 export const snoozeSignal = defineSignal<[{ until: string | null }]>('snooze');
 
-const { endAlertSnooze } = proxyActivities<AlertActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+const { endAlertSnooze } = proxyActivities<AlertActivities>(BOOKKEEPING);
 
 /**
  * One per alert while it is snoozed (workflow id = alert id): a durable timer to the deadline, reset
@@ -22,7 +24,14 @@ export async function alertSnoozeWorkflow(input: { alertId: string; until: strin
     const deadline = until;
     const interrupted = await condition(() => changed, Math.max(0, Date.parse(deadline) - Date.now()));
     if (!interrupted) {
-      await endAlertSnooze({ alertId: input.alertId, until: deadline });
+      try {
+        await endAlertSnooze({ alertId: input.alertId, until: deadline });
+      } catch (err) {
+        // The alert stays snoozed with its deadline past, which the API shows; the workflow is
+        // marked for an operator, and any new snooze or status change by a user sets it right.
+        log.error('snooze could not be ended', { alertId: input.alertId, error: String(err) });
+        upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+      }
       return;
     }
   }

@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
 import type { DeliveryActivities } from '../activities/delivery.activities.js';
+import { BOOKKEEPING, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
 import { SA } from './shared/search-attributes.js';
 import { analysisFinishedSignal, analysisSubmittedSignal } from './task.workflow.js';
 
@@ -32,24 +33,26 @@ const fetching = proxyActivities<AnalysisActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4 },
 });
 
-/** Bookkeeping against our own database: retried until it succeeds. */
-const bookkeeping = proxyActivities<AnalysisActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+/** Bookkeeping against our own database: a refusal ends it at once, an outage after 30 minutes (durable-steps.ts). */
+const bookkeeping = proxyActivities<AnalysisActivities>(BOOKKEEPING);
+
+/** Failing the analysis (status, refund, event): the step after which there is no other, so it gets a day. */
+const settling = proxyActivities<AnalysisActivities>(SETTLING);
 
 /** Fan-out to webhooks and the callback URL; deliveries then run as their own workflows. */
-const dispatching = proxyActivities<DeliveryActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const dispatching = proxyActivities<DeliveryActivities>(BOOKKEEPING);
 
 const IMAGE_CODES = new Set(['IMAGE_UNREACHABLE', 'IMAGE_HTTP_ERROR', 'IMAGE_NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_ADDRESS_BLOCKED']);
 
-function failureCode(err: unknown): { code: string; message: string } {
+function failureCode(err: unknown, stage: AnalysisProgress['stage']): { code: string; message: string } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure && cause.type && IMAGE_CODES.has(cause.type)) return { code: cause.type, message: cause.message };
-  return { code: 'IMAGE_UNREACHABLE', message: cause instanceof Error ? cause.message : 'The image could not be fetched.' };
+  // The database refused what the analysis found: asking again gives the same answer.
+  if (cause instanceof ApplicationFailure && cause.type === DATABASE_REFUSED) return { code: 'RESULT_NOT_STORABLE', message: `The result could not be stored. ${cause.message}` };
+  if (stage === 'fetching') return { code: 'IMAGE_UNREACHABLE', message: cause instanceof Error ? cause.message : 'The image could not be fetched.' };
+  // Retries ran out (the database was unreachable for their whole budget). The last attempt's
+  // error is not quoted: a driver error carries the statement and its values.
+  return { code: 'PROCESSING_FAILED', message: 'The result could not be recorded: our database did not answer in time. The credit was refunded; submit the image again.' };
 }
 
 /**
@@ -84,6 +87,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   try {
     const prepared = await fetching.fetchImage({ analysisId });
     if ('alreadyFinal' in prepared) {
+      progress.stage = 'finalizing';
       outcome = await bookkeeping.finalizeAnalysis({ analysisId, failedPasses: [] });
     } else {
       progress.stage = 'recognizing';
@@ -105,13 +109,28 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       outcome = await bookkeeping.finalizeAnalysis({ analysisId, failedPasses });
     }
   } catch (err) {
-    const { code, message } = failureCode(err);
-    log.info('image could not be used', { analysisId, code });
+    const { code, message } = failureCode(err, progress.stage);
+    log.info('analysis failed', { analysisId, code });
     progress.stage = 'finalizing';
-    outcome = await bookkeeping.failAnalysis({ analysisId, code, message });
+    try {
+      outcome = await settling.failAnalysis({ analysisId, code, message });
+    } catch (settleErr) {
+      // Even failing it could not be recorded: the analysis is still processing and its credit not
+      // refunded. The workflow fails, marked for an operator to reset once the database is back.
+      log.error('analysis could not be failed', { analysisId, code, error: String(settleErr) });
+      upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+      throw settleErr;
+    }
   }
 
-  if (outcome.eventIds.length > 0) await dispatching.dispatchEvents({ eventIds: outcome.eventIds });
+  if (outcome.eventIds.length > 0) {
+    try {
+      await dispatching.dispatchEvents({ eventIds: outcome.eventIds });
+    } catch (err) {
+      // The events are committed with dispatched_at null: the worker's relay dispatches them.
+      log.warn('event dispatch left to the relay', { analysisId, error: String(err) });
+    }
+  }
   if (task) await tell(() => task.signal(analysisFinishedSignal, { analysisId, status: outcome.status }));
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
   progress.stage = 'done';

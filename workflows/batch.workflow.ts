@@ -1,6 +1,7 @@
-import { ParentClosePolicy, condition, defineQuery, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ParentClosePolicy, condition, defineQuery, log, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
 import { analysisWorkflow } from './analysis.workflow.js';
+import { NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
 import { SA } from './shared/search-attributes.js';
 
 export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string };
@@ -9,17 +10,24 @@ export type BatchProgress = { status: BatchStatus; total: number; completed: num
 
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 
-const bookkeeping = proxyActivities<AnalysisActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+/**
+ * The batch's one read: nothing starts without it and every image is paid for, so it gets the
+ * settling budget (a day); past that the batch fails, marked for an operator to reset.
+ */
+const bookkeeping = proxyActivities<AnalysisActivities>(SETTLING);
 
 /**
  * One batch (workflow id = batch id): one child AnalysisWorkflow per image, id = analysis id.
  * Children are abandoned, not cancelled, if the batch is cancelled or terminated: every image was paid for.
  */
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchProgress> {
-  const analyses = await bookkeeping.listBatchAnalyses({ batchId: input.batchId });
+  let analyses;
+  try {
+    analyses = await bookkeeping.listBatchAnalyses({ batchId: input.batchId });
+  } catch (err) {
+    upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+    throw err;
+  }
   const progress: BatchProgress = { status: 'processing', total: analyses.length, completed: 0, failed: 0 };
   setHandler(batchProgressQuery, () => progress);
 
@@ -53,8 +61,13 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
 
   await Promise.all(
     children.map(async (child) => {
-      const result = await child.result();
-      if (result.status === 'completed') progress.completed++;
+      // A child that failed outright (it could not even record its failure) counts as failed here;
+      // it is marked needs_attention itself.
+      const result = await child.result().catch((err: unknown) => {
+        log.error('analysis workflow failed', { batchId: input.batchId, error: String(err) });
+        return null;
+      });
+      if (result?.status === 'completed') progress.completed++;
       else progress.failed++;
       setStatus(progress.completed + progress.failed === progress.total ? 'completed' : 'partial');
     }),

@@ -7,12 +7,16 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  log,
   proxyActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../activities/delivery.activities.js';
 import type { TaskActivities, TaskChange, TaskView } from '../activities/task.activities.js';
+import { BOOKKEEPING, DATABASE_REFUSED, INTERACTIVE, NEEDS_ATTENTION } from './shared/durable-steps.js';
+import { SA } from './shared/search-attributes.js';
 import { TASK_TRANSITIONS, isFinal, type TaskStatus } from './shared/task-transitions.js';
 
 export type TaskWorkflowInput = {
@@ -34,8 +38,21 @@ export const analysisFinishedSignal = defineSignal<[{ analysisId: string; status
 export const taskDeletedSignal = defineSignal('taskDeleted');
 export const taskStateQuery = defineQuery<TaskState>('taskState');
 
-const tasks = proxyActivities<TaskActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
-const deliveries = proxyActivities<DeliveryActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+/** Steps of the task's own: bounded (durable-steps.ts), and each failure handled below so the workflow keeps serving. */
+const tasks = proxyActivities<TaskActivities>(BOOKKEEPING);
+/** A change an API request is waiting for: a few quick attempts, then the request fails. */
+const changes = proxyActivities<TaskActivities>(INTERACTIVE);
+const deliveries = proxyActivities<DeliveryActivities>(BOOKKEEPING);
+
+/**
+ * A failure as logged: its type, and its message unless it is an error converted from a raw
+ * exception (a driver error's message carries the statement and its values; ours never do).
+ */
+const failureOf = (err: unknown) => {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return { type: cause.type, message: cause.nonRetryable ? cause.message : undefined };
+  return { type: cause instanceof Error ? cause.name : null, message: cause instanceof Error ? cause.message : undefined };
+};
 
 /**
  * One task from creation to its final state (workflow id = task id). Changes arrive as a Temporal
@@ -60,8 +77,41 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
     if (result.task.dueDate !== state.dueDate) dueChanged = true;
     state.status = result.task.status;
     state.dueDate = result.task.dueDate;
-    if (result.eventIds.length) await deliveries.dispatchEvents({ eventIds: result.eventIds });
+    if (result.eventIds.length) {
+      try {
+        await deliveries.dispatchEvents({ eventIds: result.eventIds });
+      } catch (err) {
+        // The events are committed with dispatched_at null: the worker's relay dispatches them.
+        log.warn('task event dispatch left to the relay', { taskId: input.taskId, ...failureOf(err) });
+      }
+    }
   };
+  /**
+   * A step the analysis or the due date drove failed for good (a database refusal, or retries out):
+   * it is logged and the workflow marked for an operator (EntityStatus = needs_attention; the failed
+   * activity, with its SQLSTATE, is in the history), and the task's state is read back, since the
+   * step may have committed part of its work (completing the task before raising its alerts). The
+   * workflow goes on serving updates either way; they re-read the row under its lock.
+   */
+  const stepFailed = async (step: string, err: unknown) => {
+    log.error('task step failed', { taskId: input.taskId, step, ...failureOf(err) });
+    upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+    try {
+      const task = await tasks.readTask({ taskId: input.taskId });
+      if (task) await absorb({ task, eventIds: [] });
+      else state.deleted = true;
+    } catch (readErr) {
+      log.warn('task state not re-read', { taskId: input.taskId, ...failureOf(readErr) });
+    }
+  };
+  const step = (name: string, fn: () => Promise<{ task: TaskView; eventIds: string[] } | null>) =>
+    serial(async () => {
+      try {
+        await absorb(await fn());
+      } catch (err) {
+        await stepFailed(name, err);
+      }
+    });
 
   setHandler(taskStateQuery, () => state);
   setHandler(
@@ -69,12 +119,14 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
     (change) =>
       serial(async () => {
         try {
-          const result = await tasks.applyTaskChange({ taskId: input.taskId, change });
+          const result = await changes.applyTaskChange({ taskId: input.taskId, change });
           await absorb(result);
           return result.task;
         } catch (err) {
           // The activity's typed refusal (INVALID_TRANSITION, validation) becomes the update's answer.
-          if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+          // Anything else (a database refusal, retries out) fails the update as it is: the API
+          // answers 500 without quoting it, and the workflow goes on serving.
+          if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable && err.cause.type !== DATABASE_REFUSED) throw err.cause;
           throw err;
         }
       }),
@@ -92,9 +144,9 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
       },
     },
   );
-  setHandler(analysisSubmittedSignal, () => void serial(async () => absorb(await tasks.startTaskFromAnalysis({ taskId: input.taskId }))));
+  setHandler(analysisSubmittedSignal, () => void step('startTaskFromAnalysis', () => tasks.startTaskFromAnalysis({ taskId: input.taskId })));
   setHandler(analysisFinishedSignal, ({ analysisId, status }) => {
-    if (status === 'completed') void serial(async () => absorb(await tasks.completeTaskFromAnalysis({ taskId: input.taskId, analysisId })));
+    if (status === 'completed') void step('completeTaskFromAnalysis', () => tasks.completeTaskFromAnalysis({ taskId: input.taskId, analysisId }));
   });
   setHandler(taskDeletedSignal, () => {
     state.deleted = true;
@@ -108,7 +160,11 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
       const dueAt = Date.parse(`${pendingDue}T00:00:00Z`) + input.overdueAfterMs;
       const woke = await condition(wake, Math.max(0, dueAt - Date.now()));
       if (!woke) {
-        await serial(() => tasks.raiseTaskOverdue({ taskId: input.taskId }));
+        // Once per due date, raised or failed: a failure is the operator's (stepFailed), not a loop's.
+        await step('raiseTaskOverdue', async () => {
+          await tasks.raiseTaskOverdue({ taskId: input.taskId });
+          return null;
+        });
         state.overdueRaisedFor = pendingDue;
       }
     } else {

@@ -1,5 +1,6 @@
-import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, log, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../activities/delivery.activities.js';
+import { NEEDS_ATTENTION } from './shared/durable-steps.js';
 import { SA } from './shared/search-attributes.js';
 
 export type WebhookDeliveryInput = { deliveryId: string; retryDelaysMs: number[] };
@@ -10,7 +11,10 @@ export const deliveryProgressQuery = defineQuery<DeliveryProgress>('deliveryProg
 const { attemptDelivery } = proxyActivities<DeliveryActivities>({
   // 15 s for the receiver plus our own bookkeeping.
   startToCloseTimeout: '45 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  // Receiver failures are outcomes, not exceptions: what is retried here is our own bookkeeping,
+  // with the BOOKKEEPING budget of durable-steps.ts (a database refusal is never retried).
+  scheduleToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 /**
@@ -23,7 +27,17 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(deliveryProgressQuery, () => progress);
   for (let i = 0; ; i++) {
     const scheduled = i < input.retryDelaysMs.length ? input.retryDelaysMs[i]! : null;
-    const result = await attemptDelivery({ deliveryId: input.deliveryId, nextDelayMs: scheduled });
+    let result;
+    try {
+      result = await attemptDelivery({ deliveryId: input.deliveryId, nextDelayMs: scheduled });
+    } catch (err) {
+      // Our side could not record the attempt: the delivery stays pending in the API, the workflow
+      // ends marked for an operator (a redelivery starts it again).
+      log.error('delivery attempt could not be recorded', { deliveryId: input.deliveryId, error: String(err) });
+      upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+      progress.status = 'failed';
+      return progress;
+    }
     progress.attempts++;
     progress.lastStatusCode = result.status;
     if (result.outcome === 'succeeded') progress.status = 'succeeded';

@@ -7,6 +7,8 @@ export const ALERT_TYPES = ['out_of_stock', 'price_mismatch', 'low_compliance', 
 export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export const ALERT_STATUSES = ['unread', 'read', 'acknowledged', 'dismissed', 'snoozed'] as const;
 export const ALERT_SOURCE_TYPES = ['analysis', 'task', 'webhook', 'organisation'] as const;
+/** Titles are built from names ("Out of stock: " + name): AlertService.raise fits them to this. */
+export const ALERT_TITLE_MAX = 255;
 
 /** Raised by the system only. `dedupeKey` makes the same condition on the same source one alert. */
 export const Alert = defineEntity({
@@ -16,7 +18,7 @@ export const Alert = defineEntity({
     ...tenantProperties,
     type: p.enum([...ALERT_TYPES]),
     severity: p.enum([...ALERT_SEVERITIES]),
-    title: p.string(),
+    title: p.string().length(ALERT_TITLE_MAX),
     message: p.text(),
     status: p.enum([...ALERT_STATUSES]).default('unread'),
     sourceType: p.enum([...ALERT_SOURCE_TYPES]),

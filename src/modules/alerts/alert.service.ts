@@ -6,7 +6,8 @@ import { Alert } from './alert.entity.js';
 import type { UpdateAlertInput } from './alert.schemas.js';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
-import type { ALERT_SEVERITIES, ALERT_SOURCE_TYPES, ALERT_TYPES } from './alert.entity.js';
+import { fitText } from '../../lib/text.js';
+import { ALERT_TITLE_MAX, type ALERT_SEVERITIES, type ALERT_SOURCE_TYPES, type ALERT_TYPES } from './alert.entity.js';
 
 export type RaiseAlert = {
   organisationId: string;
@@ -72,7 +73,11 @@ export class AlertService {
     return rows.length === 1;
   }
 
-  /** Raises an alert inside the caller's transaction; returns its id, new or existing. */
+  /**
+   * Raises an alert inside the caller's transaction; returns its id, new or existing. The title is
+   * derived text (a name at its own column maximum plus a prefix), so it is cut to fit its column
+   * here, for every caller: a refused insert would fail the calling workflow step.
+   */
   async raise(em: EntityManager, a: RaiseAlert): Promise<{ id: string; created: boolean }> {
     const rows = await sql<{ id: string; inserted: boolean }>(
       em,
@@ -80,7 +85,7 @@ export class AlertService {
        values (?, ?, ?, ?, ?, ?, 'unread', ?, ?, ?, false, ?::jsonb, ?, now(), now())
        on conflict (dedupe_key) do update set dedupe_key = excluded.dedupe_key
        returning id, (xmax = 0) as inserted`,
-      [newId('alert'), a.organisationId, a.type, a.severity, a.title, a.message, a.sourceType, a.sourceId, a.placeId ?? null, JSON.stringify(a.metadata ?? {}), a.dedupeKey ?? `${a.type}:${a.sourceType}:${a.sourceId}`],
+      [newId('alert'), a.organisationId, a.type, a.severity, fitText(a.title, ALERT_TITLE_MAX), a.message, a.sourceType, a.sourceId, a.placeId ?? null, JSON.stringify(a.metadata ?? {}), a.dedupeKey ?? `${a.type}:${a.sourceType}:${a.sourceId}`],
     );
     return { id: rows[0]!.id, created: rows[0]!.inserted };
   }

@@ -8,6 +8,7 @@ import { InventoryItem } from '../inventory/inventory-item.entity.js';
 import { Product } from '../products/product.entity.js';
 import { CatalogueMatcher } from '../recognition/catalogue-matcher.js';
 import { mergeRuns } from '../recognition/merge-runs.js';
+import { boundProduct } from '../recognition/product-bounds.js';
 import { confidenceLevel, type CatalogueEntry, type RecognizedProduct, type Recognizer } from '../recognition/recognizer.js';
 import { Analysis } from './analysis.entity.js';
 import { AnalysisRun } from './analysis-run.entity.js';
@@ -220,7 +221,9 @@ export class AnalysisProcessingService {
     };
   }
 
-  private toProductRow(analysis: Analysis, p: RecognizedProduct, position: number, matcher: CatalogueMatcher) {
+  private toProductRow(analysis: Analysis, recognized: RecognizedProduct, position: number, matcher: CatalogueMatcher) {
+    // Any engine's output, within the products columns: a value the insert would refuse is cut or dropped here.
+    const p = boundProduct(recognized);
     const match = matcher.match(p);
     const entry = match.status === 'matched' ? match.entry : null;
     const score = Math.max(0, Math.min(1, p.confidenceScore));

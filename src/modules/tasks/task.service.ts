@@ -177,6 +177,12 @@ export class TaskService {
     });
   }
 
+  /** The task as it is now, or null once deleted: what its workflow re-reads after a step failed. */
+  async view(taskId: string): Promise<TaskDetail | null> {
+    const task = await this.em.findOne(Task, { id: taskId });
+    return task ? this.detail(task) : null;
+  }
+
   /** An analysis for this task was submitted: a pending task is now in progress. */
   async startFromAnalysis(taskId: string): Promise<TaskChangeResult | null> {
     const task = await this.em.findOne(Task, { id: taskId });

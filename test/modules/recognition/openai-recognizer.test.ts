@@ -1,66 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { OpenAiRecognizer, type OpenAiRecognizerOptions } from '../../../src/modules/recognition/engines/openai-recognizer.js';
 import { RecognitionRejectedError, type CatalogueEntry, type RecognizeInput } from '../../../src/modules/recognition/recognizer.js';
+import { answer, API_KEY, completion, startChatApi } from '../../helpers/openai-chat-api.js';
 import { product } from '../../helpers/scripted-recognizer.js';
-
-const API_KEY = 'sk-test-key';
-
-type Reply =
-  | { status?: number; json: unknown }
-  /** Headers only when `headersOnly`, nothing at all otherwise: the request hangs. */
-  | { hang: true; headersOnly?: boolean };
-
-type ChatRequest = { headers: IncomingMessage['headers']; body: any };
-
-/**
- * A real chat-completions endpoint on loopback. It refuses what a real one would (wrong path,
- * missing key), records each request and answers from the test's script, one reply per call.
- */
-async function startChatApi(script: (req: ChatRequest, call: number) => Reply) {
-  const requests: ChatRequest[] = [];
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
-    if (req.headers.authorization !== `Bearer ${API_KEY}`) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
-    const request = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-    requests.push(request);
-    const reply = script(request, requests.length);
-    if ('hang' in reply) {
-      if (reply.headersOnly) res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders();
-      return;
-    }
-    send(reply.status ?? 200, reply.json);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return {
-    baseURL,
-    requests,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-function completion(message: { content?: string | null; refusal?: string | null }, finishReason = 'stop') {
-  return {
-    id: 'chatcmpl-test',
-    object: 'chat.completion',
-    created: 1_700_000_000,
-    model: 'test-vision',
-    choices: [{ index: 0, message: { role: 'assistant', content: message.content ?? null, refusal: message.refusal ?? null }, finish_reason: finishReason, logprobs: null }],
-    usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
-  };
-}
-const answer = (json: unknown) => completion({ content: typeof json === 'string' ? json : JSON.stringify(json) });
 
 const catalogue: CatalogueEntry[] = [
   { sku: 'COLA-330', upc: '5449000000996', brand: 'Fizz', name: 'Classic Cola', category: 'beverages', subcategory: 'soft drinks', sizeValue: 330, sizeUnit: 'ml', expectedPrice: 1.29, currency: 'EUR' },
@@ -140,6 +84,42 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
       { ...cola, confidenceScore: 1, units: 1 },
       { ...unknownChips, confidenceScore: 0, units: 3 },
     ]);
+  });
+
+  test('values past their products columns are bounded: text cut with an ellipsis, identifiers and non-ISO currencies dropped, counts clamped, impossible prices dropped', async () => {
+    const { recognizer } = await setup(() => ({
+      json: answer({
+        products: [
+          {
+            ...cola,
+            brand: 'B'.repeat(300),
+            category: 'c'.repeat(256),
+            subcategory: 'soft drinks',
+            sizeUnit: `millilitres ${'m'.repeat(300)}`,
+            sku: 'S'.repeat(300),
+            upc: '1'.repeat(300),
+            currency: 'US Dollars (United S',
+            units: 1e12,
+            price: 1e13,
+            discountedPrice: 9_999_999_999.99,
+          },
+          { ...unknownChips, currency: ' eur ', units: 7 },
+        ],
+      }),
+    }));
+    const [big, chips] = await recognizer.recognize(input);
+    assert.equal(big!.brand, `${'B'.repeat(254)}…`);
+    assert.equal(big!.category, `${'c'.repeat(254)}…`);
+    assert.equal(big!.subcategory, 'soft drinks');
+    assert.equal([...big!.sizeUnit!].length, 255);
+    assert.equal(big!.sku, null, 'a cut identifier identifies nothing');
+    assert.equal(big!.upc, null);
+    assert.equal(big!.currency, null, 'not an ISO 4217 code');
+    assert.equal(big!.units, 1000);
+    assert.equal(big!.price, null, 'past numeric(12,2)');
+    assert.equal(big!.discountedPrice, 9_999_999_999.99, 'the largest price the column holds is kept');
+    assert.equal(big!.description, cola.description);
+    assert.deepEqual(chips, { ...unknownChips, currency: 'EUR', units: 7 });
   });
 
   test('an answer that is not JSON, or breaks the schema, is rejected for good', async () => {

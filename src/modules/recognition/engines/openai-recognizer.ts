@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { FIXTURE_TYPES, SHELF_POSITIONS, SHELF_SECTIONS } from '../../products/product.entity.js';
+import { boundCurrency, boundIdentifier, boundPrice, boundScore, boundText, boundUnits } from '../product-bounds.js';
 import { RecognitionRejectedError, type CatalogueEntry, type RecognizedProduct, type RecognizeInput, type Recognizer } from '../recognizer.js';
 
 /** The catalogue rides in every request; past this many entries it costs more tokens than it helps. */
@@ -73,26 +74,28 @@ export const RESPONSE_SCHEMA = {
 };
 
 // The same shape, checked on our side: an endpoint may not enforce the schema (or may not
-// support strict mode at all), and a wrong answer must never reach the database.
+// support strict mode at all), and a wrong answer must never reach the database. Values past the
+// products columns are brought within them (product-bounds.ts): cutting a brand or dropping a
+// currency that is no ISO code keeps the rest of the answer, where refusing it would lose it all.
 const productSchema = z.object({
-  brand: z.string().nullable(),
+  brand: z.string().nullable().transform(boundText),
   description: z.string().nullable(),
   // A model may report 2.0 or 0 facings for a product it plainly sees; a whole unit is what is meant.
-  units: z.number().transform((n) => Math.max(1, Math.round(n))),
-  upc: z.string().nullable(),
-  sku: z.string().nullable(),
-  category: z.string().nullable(),
-  subcategory: z.string().nullable(),
-  price: z.number().nonnegative().nullable(),
-  discountedPrice: z.number().nonnegative().nullable(),
-  currency: z.string().nullable(),
+  units: z.number().transform(boundUnits),
+  upc: z.string().nullable().transform(boundIdentifier),
+  sku: z.string().nullable().transform(boundIdentifier),
+  category: z.string().nullable().transform(boundText),
+  subcategory: z.string().nullable().transform(boundText),
+  price: z.number().nonnegative().nullable().transform(boundPrice),
+  discountedPrice: z.number().nonnegative().nullable().transform(boundPrice),
+  currency: z.string().nullable().transform(boundCurrency),
   onSale: z.boolean(),
-  confidenceScore: z.number().transform((n) => Math.min(1, Math.max(0, n))),
+  confidenceScore: z.number().transform(boundScore),
   shelfPosition: z.enum(SHELF_POSITIONS).nullable(),
   shelfSection: z.enum(SHELF_SECTIONS).nullable(),
   fixtureType: z.enum(FIXTURE_TYPES).nullable(),
   sizeValue: z.number().nonnegative().nullable(),
-  sizeUnit: z.string().nullable(),
+  sizeUnit: z.string().nullable().transform(boundText),
 }) satisfies z.ZodType<RecognizedProduct, unknown>;
 
 const answerSchema = z.object({ products: z.array(productSchema) });
