@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, log, Context } from '@temporalio/activity';
 import type { Config } from '../src/config.js';
 import type { Orm } from '../src/db/orm.js';
 import { Analysis } from '../src/modules/analyses/analysis.entity.js';
@@ -22,9 +22,12 @@ export function createAnalysisActivities({ orm, config, recognizer }: AnalysisAc
           maxBytes: config.IMAGE_MAX_BYTES,
           timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
           allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
+          maxPixels: config.IMAGE_MAX_PIXELS,
         });
       } catch (err) {
         if (err instanceof ImageError) {
+          // The client sees the public message; what exactly happened (addresses, resolver and socket errors) is logged here only.
+          if (err.detail) log.warn('image fetch failed', { analysisId, code: err.code, detail: err.detail });
           throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: !err.retryable });
         }
         throw err;

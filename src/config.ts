@@ -27,6 +27,8 @@ const schema = z.object({
   ANALYSIS_RUNS: z.coerce.number().int().min(1).max(10).default(1),
   ANALYSIS_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
   IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
+  /** Images whose header claims more pixels are refused (IMAGE_TOO_LARGE) before anything is decoded. */
+  IMAGE_MAX_PIXELS: z.coerce.number().int().min(1_000_000).max(268_000_000).default(64_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   RECOGNIZER: z.string().default('local'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),

@@ -48,7 +48,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const alerts = new AlertService(em);
   const redisUrl = config.REDIS_URL;
   const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl) : undefined);
-  const deliveries = new DeliveryService(em, alerts);
+  const deliveries = new DeliveryService(em, alerts, logger);
   const temporal = () => {
     if (!context.temporal) throw new Error('this process has no Temporal client');
     return context.temporal;

@@ -1,3 +1,4 @@
+import { imageHostOf } from './shared/image-host.js';
 import { ParentClosePolicy, condition, defineQuery, log, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
 import { analysisWorkflow } from './analysis.workflow.js';
@@ -45,7 +46,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
         args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue, taskId: a.taskId }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { imageUrl: a.imageUrl },
+        memo: { imageHost: imageHostOf(a.imageUrl) },
         typedSearchAttributes: [
           { key: SA.organisationId, value: a.organisationId },
           { key: SA.analysisId, value: a.id },

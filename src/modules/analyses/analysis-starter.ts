@@ -1,3 +1,4 @@
+import { imageHostOf } from '../../../workflows/shared/image-host.js';
 import type { Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -36,7 +37,7 @@ export class AnalysisStarter {
         taskQueue: this.queues.analyses,
         args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { imageUrl: a.imageUrl },
+        memo: { imageHost: imageHostOf(a.imageUrl) },
         typedSearchAttributes: [
           { key: SA.organisationId, value: a.organisationId },
           { key: SA.analysisId, value: a.id },

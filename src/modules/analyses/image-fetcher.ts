@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { OutboundAddressError } from '../../lib/outbound/address-guard.js';
 import { OversizeError, outboundRequest } from '../../lib/outbound/http-client.js';
 
@@ -11,12 +11,17 @@ export const IMAGE_ERROR_CODES = [
 ] as const;
 export type ImageErrorCode = (typeof IMAGE_ERROR_CODES)[number];
 
-/** `retryable` separates a flaky host (try again) from an answer that will not change. */
+/**
+ * `retryable` separates a flaky host (try again) from an answer that will not change. `message` is
+ * public (stored on the analysis, returned by the API): it says what the client can act on and never
+ * names an internal address, port, resolver answer or socket error; `detail` is for our logs only.
+ */
 export class ImageError extends Error {
   constructor(
     readonly code: ImageErrorCode,
     message: string,
     readonly retryable: boolean,
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'ImageError';
@@ -25,11 +30,20 @@ export class ImageError extends Error {
 
 export type FetchedImage = { bytes: Buffer; contentType: string; width: number; height: number };
 
-export type ImageFetchOptions = { maxBytes: number; timeoutMs: number; allowPrivate: boolean };
+export type ImageFetchOptions = { maxBytes: number; timeoutMs: number; allowPrivate: boolean; maxPixels?: number; maxSide?: number };
 
-const MAX_PIXELS = 100_000_000;
+/**
+ * Work per image is bounded before it is done: the header's dimensions are checked against
+ * IMAGE_MAX_PIXELS before anything is decoded (a 311 KB PNG can claim 10000×10000), decoders refuse
+ * more than that, and what is kept for recognition is at most RECOGNITION_MAX_SIDE on its longest side.
+ * Recognition then works on at most 4096×4096×3 bytes (~50 MB) per copy, whatever was sent.
+ */
+export const DEFAULT_MAX_PIXELS = 64_000_000;
+export const RECOGNITION_MAX_SIDE = 4096;
 
 export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<FetchedImage> {
+  const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
+  const maxSide = opts.maxSide ?? RECOGNITION_MAX_SIDE;
   let res;
   try {
     res = await outboundRequest(url, {
@@ -41,13 +55,14 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
     });
   } catch (err) {
     if (err instanceof OutboundAddressError) {
-      if (err.code === 'PRIVATE_ADDRESS') throw new ImageError('IMAGE_ADDRESS_BLOCKED', err.message, false);
-      if (err.code === 'INVALID_URL') throw new ImageError('IMAGE_UNREACHABLE', err.message, false);
-      throw new ImageError('IMAGE_UNREACHABLE', err.message, true);
+      if (err.code === 'PRIVATE_ADDRESS') throw new ImageError('IMAGE_ADDRESS_BLOCKED', 'The image URL points to an address that is not allowed (a private or reserved network).', false, err.message);
+      if (err.code === 'INVALID_URL') throw new ImageError('IMAGE_UNREACHABLE', 'The image URL is not a valid http(s) URL.', false, err.message);
+      throw new ImageError('IMAGE_UNREACHABLE', "The image URL's host name could not be resolved.", true, err.message);
     }
     if (err instanceof OversizeError) throw new ImageError('IMAGE_TOO_LARGE', `The image is larger than ${opts.maxBytes} bytes.`, false);
     const e = err as Error & { code?: string };
-    throw new ImageError('IMAGE_UNREACHABLE', `Could not fetch the image: ${e.code ?? e.name}: ${e.message}`, true);
+    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT';
+    throw new ImageError('IMAGE_UNREACHABLE', timedOut ? 'The image host did not answer in time.' : 'The image host could not be reached.', true, `${e.code ?? e.name}: ${e.message}`);
   }
   if (res.status >= 300) {
     const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
@@ -57,13 +72,26 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
   if (contentType && !contentType.startsWith('image/') && contentType !== 'application/octet-stream') {
     throw new ImageError('IMAGE_NOT_AN_IMAGE', `The URL returned '${contentType}', not an image.`, false);
   }
+  let meta: Metadata;
   try {
-    const meta = await sharp(res.body, { limitInputPixels: MAX_PIXELS }).metadata();
+    // Reads the header only: nothing is decoded yet.
+    meta = await sharp(res.body, { limitInputPixels: false }).metadata();
     if (!meta.width || !meta.height || !meta.format) throw new Error('no dimensions');
-    // A full decode catches truncated files that still have a valid header.
-    await sharp(res.body, { limitInputPixels: MAX_PIXELS }).resize(32, 32, { fit: 'inside' }).raw().toBuffer();
-    return { bytes: res.body, contentType: `image/${meta.format}`, width: meta.width, height: meta.height };
   } catch (err) {
-    throw new ImageError('IMAGE_NOT_AN_IMAGE', `The body could not be decoded as an image: ${(err as Error).message}`, false);
+    throw new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false, (err as Error).message);
+  }
+  if (meta.width * meta.height > maxPixels) {
+    throw new ImageError('IMAGE_TOO_LARGE', `The image is ${meta.width}×${meta.height} pixels; at most ${maxPixels.toLocaleString('en')} pixels are accepted.`, false);
+  }
+  try {
+    const decoder = () => sharp(res.body, { limitInputPixels: maxPixels, sequentialRead: true });
+    // A full decode catches truncated files that still have a valid header.
+    await decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer();
+    if (Math.max(meta.width, meta.height) <= maxSide) return { bytes: res.body, contentType: `image/${meta.format}`, width: meta.width, height: meta.height };
+    // Larger than recognition needs: keep a copy at most maxSide on its longest side, upright.
+    const { data, info } = await decoder().rotate().resize({ width: maxSide, height: maxSide, fit: 'inside' }).jpeg({ quality: 92 }).toBuffer({ resolveWithObject: true });
+    return { bytes: data, contentType: 'image/jpeg', width: info.width, height: info.height };
+  } catch (err) {
+    throw new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false, (err as Error).message);
   }
 }

@@ -14,9 +14,11 @@ export function apiKeyRoutes(keys: ApiKeyService) {
       summary: 'Create an API key (the full key is returned once)',
       tag,
       role: 'admin',
+      description: 'At most 100 working keys per organisation (409 CONFLICT past that).',
       body: createApiKeyBody,
       status: 201,
       response: dataEnvelope(apiKeyWithSecretSchema),
+      errors: ['CONFLICT'],
       handler: async ({ auth, body }) => {
         const { key, secret } = await keys.create(auth.organisationId, body.role, body.name);
         return { status: 201, body: { data: { ...serializeApiKey(key), key: secret } } };
@@ -47,8 +49,9 @@ export function apiKeyRoutes(keys: ApiKeyService) {
       params,
       body: rotateApiKeyBody,
       status: 200,
+      description: 'A revoked or expired key cannot be rotated (409 CONFLICT); rotating again never extends a grace period.',
       response: dataEnvelope(apiKeyWithSecretSchema),
-      errors: ['NOT_FOUND'],
+      errors: ['NOT_FOUND', 'CONFLICT'],
       handler: async ({ auth, params, body }) => {
         const { key, secret } = await keys.rotate(auth.organisationId, params.id, body.gracePeriodSeconds);
         return { body: { data: { ...serializeApiKey(key), key: secret } } };

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NotFoundError } from '../../lib/errors.js';
+import { LockMode } from '@mikro-orm/core';
+import { sql } from '../../db/sql.js';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
@@ -9,6 +11,9 @@ import { ApiKeyRepository } from './api-key.repository.js';
 
 export type CreatedApiKey = { key: ApiKey; secret: string };
 
+/** Working (not revoked, not expired) keys an organisation may hold at once. */
+export const MAX_ACTIVE_KEYS = 100;
+
 export class ApiKeyService {
   private readonly repo: ApiKeyRepository;
 
@@ -16,9 +21,32 @@ export class ApiKeyService {
     this.repo = new ApiKeyRepository(em, ApiKey);
   }
 
+  /**
+   * A new key, unless the organisation already has MAX_ACTIVE_KEYS working keys (409). The count
+   * and the insert run under the organisation's row lock, so concurrent creations cannot pass the cap.
+   */
   async create(organisationId: string, role: ApiKeyRole, name?: string | null): Promise<CreatedApiKey> {
+    return this.em.transactional(async (em) => {
+      await this.assertBelowCap(em, organisationId);
+      return this.insert(em, organisationId, role, name);
+    });
+  }
+
+  private async assertBelowCap(em: EntityManager, organisationId: string) {
+    await sql(em, `select 1 from organisations where id = ? for update`, [organisationId]);
+    const [row] = await sql<{ n: number }>(
+      em,
+      `select count(*)::int as n from api_keys where organisation_id = ? and revoked_at is null and (expires_at is null or expires_at > now())`,
+      [organisationId],
+    );
+    if ((row?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+      throw new ConflictError(`This organisation already has ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, { limit: MAX_ACTIVE_KEYS });
+    }
+  }
+
+  private async insert(em: EntityManager, organisationId: string, role: ApiKeyRole, name?: string | null): Promise<CreatedApiKey> {
     const secret = generateApiKey();
-    const key = this.em.create(ApiKey, {
+    const key = em.create(ApiKey, {
       id: newId('apiKey'),
       organisationId,
       role,
@@ -26,7 +54,7 @@ export class ApiKeyService {
       keyHash: hashApiKey(secret),
       keyPrefix: displayPrefix(secret),
     });
-    await this.em.flush();
+    await em.flush();
     return { key, secret };
   }
 
@@ -40,13 +68,28 @@ export class ApiKeyService {
     return new TenantRepository(this.em, ApiKey).page(organisationId, {}, page);
   }
 
-  /** A new key with the same role and name; the old one stops now or after the grace period. */
+  /**
+   * A new key with the same role and name; the old one stops now or after the grace period. Only a
+   * working key can be rotated (a revoked or expired one is 409: rotating must never bring a key
+   * back), and a grace period only ever shortens: rotating an expiring key again keeps the earlier end.
+   */
   async rotate(organisationId: string, id: string, graceSeconds: number): Promise<CreatedApiKey> {
-    const old = await this.repo.findOne({ id, organisationId, revokedAt: null });
-    if (!old) throw new NotFoundError('API key', id);
-    if (graceSeconds === 0) old.revokedAt = new Date();
-    else old.expiresAt = new Date(Date.now() + graceSeconds * 1000);
-    return this.create(organisationId, old.role, old.name);
+    return this.em.transactional(async (em) => {
+      const old = await em.findOne(ApiKey, { id, organisationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!old) throw new NotFoundError('API key', id);
+      const now = new Date();
+      if (old.revokedAt || (old.expiresAt && old.expiresAt <= now)) {
+        throw new ConflictError('This API key is revoked or expired and cannot be rotated; create a new key instead.', { keyId: id });
+      }
+      if (graceSeconds === 0) old.revokedAt = now;
+      else {
+        const end = new Date(now.getTime() + graceSeconds * 1000);
+        if (!old.expiresAt || end < old.expiresAt) old.expiresAt = end;
+        // The old key stays usable for a while, so the new one counts against the cap.
+        await this.assertBelowCap(em, organisationId);
+      }
+      return this.insert(em, organisationId, old.role, old.name);
+    });
   }
 
   async revoke(organisationId: string, id: string): Promise<ApiKey> {

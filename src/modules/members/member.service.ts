@@ -1,5 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
+import { sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -80,23 +81,41 @@ export class MemberService {
         cursor = (await this.repo.findInOrg(organisationId, cursor))?.reportsTo ?? null;
       }
     }
-    if (input.role && input.role !== 'owner' && user.role === 'owner') await this.assertAnotherOwner(organisationId, userId);
-    if (input.role) user.role = input.role;
-    if (input.name) user.name = input.name;
-    if (input.reportsTo !== undefined) user.reportsTo = input.reportsTo;
-    await this.em.flush();
-    return user;
+    return this.underOwnerLock(organisationId, async (em) => {
+      const current = await em.findOneOrFail(User, { id: user.id, organisationId });
+      if (input.role && input.role !== 'owner' && current.role === 'owner') await this.assertAnotherOwner(em, organisationId, userId);
+      if (input.role) current.role = input.role;
+      if (input.name) current.name = input.name;
+      if (input.reportsTo !== undefined) current.reportsTo = input.reportsTo;
+      await em.flush();
+      return current;
+    });
   }
 
   async remove(organisationId: string, userId: string): Promise<void> {
-    const user = await this.get(organisationId, userId);
-    if (user.role === 'owner') await this.assertAnotherOwner(organisationId, userId);
-    await this.em.nativeUpdate(User, { organisationId, reportsTo: userId }, { reportsTo: null });
-    await this.em.remove(user).flush();
+    await this.get(organisationId, userId);
+    await this.underOwnerLock(organisationId, async (em) => {
+      const user = await em.findOneOrFail(User, { id: userId, organisationId });
+      if (user.role === 'owner') await this.assertAnotherOwner(em, organisationId, userId);
+      await em.nativeUpdate(User, { organisationId, reportsTo: userId }, { reportsTo: null });
+      await em.remove(user).flush();
+    });
   }
 
-  private async assertAnotherOwner(organisationId: string, userId: string) {
-    const owners = await this.repo.count({ organisationId, role: 'owner', id: { $ne: userId } });
+  /**
+   * Changes that could remove an owner run one at a time per organisation (its row lock): two owners
+   * demoting each other at once must leave one of them an owner, and a count read outside the lock
+   * could let both pass.
+   */
+  private underOwnerLock<T>(organisationId: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.em.fork().transactional(async (em) => {
+      await sql(em, `select 1 from organisations where id = ? for update`, [organisationId]);
+      return work(em);
+    });
+  }
+
+  private async assertAnotherOwner(em: EntityManager, organisationId: string, userId: string) {
+    const owners = await em.count(User, { organisationId, role: 'owner', id: { $ne: userId } });
     if (owners === 0) throw new ConflictError('The last owner cannot be removed or demoted.', { userId });
   }
 }

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
-import { OutboundAddressError } from '../../lib/outbound/address-guard.js';
+import type { Logger } from '../../lib/logger.js';
+import { publicOutboundError } from '../../lib/outbound/public-error.js';
 import { outboundRequest } from '../../lib/outbound/http-client.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import { Analysis } from '../analyses/analysis.entity.js';
@@ -39,6 +40,7 @@ export class DeliveryService {
   constructor(
     private readonly em: EntityManager,
     private readonly alerts: AlertService,
+    private readonly logger?: Logger,
   ) {}
 
   /**
@@ -108,7 +110,9 @@ export class DeliveryService {
     let excerpt: string | null = null;
     let retryAfter: number | null = null;
     try {
-      const res = await outboundRequest(delivery.url, {
+      // The endpoint's URL now, not when the delivery was created: a changed URL takes effect at the
+      // next attempt (retries and redeliveries included). Callbacks keep their analysis' URL.
+      const res = await outboundRequest(webhook ? webhook.url : delivery.url, {
         method: 'POST',
         body,
         headers: {
@@ -128,7 +132,8 @@ export class DeliveryService {
       excerpt = res.body.toString('utf8');
       if (status === 429 || status === 503) retryAfter = retryAfterMs(res.headers['retry-after']);
     } catch (err) {
-      error = err instanceof OutboundAddressError ? `${err.code}: ${err.message}` : `${(err as Error).name}: ${(err as Error).message}`;
+      error = publicOutboundError(err);
+      this.logger?.warn({ err, deliveryId }, 'delivery attempt failed before an answer');
     }
     const ok = status !== null && status >= 200 && status < 300;
     const durationMs = Date.now() - started.getTime();

@@ -7,7 +7,8 @@ export type Shrunk = { rgb: Buffer; width: number; height: number; fx: number; f
 export type GreyImage = { data: Buffer; width: number; height: number };
 
 export async function decodePhoto(image: Buffer): Promise<Photo> {
-  const { data, info } = await sharp(image).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  // Bounded twice: the fetcher keeps at most 4096 px a side; this guards any other caller.
+  const { data, info } = await sharp(image, { limitInputPixels: 64_000_000 }).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { rgb: data, width: info.width, height: info.height };
 }
 
