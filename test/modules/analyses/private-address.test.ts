@@ -36,6 +36,8 @@ describe('image fetches with the production address guard on', () => {
     });
     assert.equal(a.status, 'failed');
     assert.equal(a.error.code, 'IMAGE_ADDRESS_BLOCKED');
+    // The public message names no internal address (anyone could map our network with it).
+    assert.doesNotMatch(a.error.message, /127\.0\.0\.1|::1|localhost|\d+\.\d+\.\d+\.\d+/);
     assert.equal(host.hits.get('/shelf.png') ?? 0, 0, 'the guard refused before connecting');
     assert.equal(recognizer.calls, 0);
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, 5);
