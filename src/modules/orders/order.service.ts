@@ -6,6 +6,7 @@ import { ConflictError, InvalidTransitionError, NotFoundError, ValidationError }
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
+import { Account } from '../accounts/account.entity.js';
 import { Place } from '../places/place.entity.js';
 import { centsToString, lineAmounts, toScaled } from './money.js';
 import { ORDER_TRANSITIONS, Order, OrderLine, type OrderStatus } from './order.entity.js';
@@ -67,9 +68,17 @@ export class OrderService {
     }
   }
 
+  /** An accountId must name an account of this organisation (422 on the field, like storeId). */
+  private async checkAccount(organisationId: string, accountId: string | null | undefined) {
+    if (accountId && !(await this.em.findOne(Account, { id: accountId, organisationId }, { fields: ['id'] }))) {
+      throw new ValidationError(`Invalid body: accountId: No account with id '${accountId}'.`, [{ field: 'accountId', message: `No account with id '${accountId}'.`, code: 'unknown_reference' }]);
+    }
+  }
+
   /** The order number comes from the organisation's counter row, bumped in this transaction: no gaps, no duplicates. */
   async create(organisationId: string, input: CreateOrderInput) {
     await this.checkStore(organisationId, input.storeId);
+    await this.checkAccount(organisationId, input.accountId);
     return this.em.transactional(async (em) => {
       const [counter] = await sql<{ last_number: number }>(
         em,

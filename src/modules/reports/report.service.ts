@@ -75,7 +75,8 @@ export class ReportService {
       params.push(q.placeId);
     }
     if (q.projectId) {
-      where.push('pl.project_id = ?');
+      // The task's own project: a store's tasks may belong to several projects.
+      where.push('t.project_id = ?');
       params.push(q.projectId);
     }
     const rows = await sql<{ place_id: string; place_name: string; task_count: number; completed: number; avg_score: string | null }>(

@@ -7,6 +7,7 @@ import type { Page } from '../../lib/pagination.js';
 import { TASK_TRANSITIONS, type TaskStatus } from '../../../workflows/shared/task-transitions.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import type { EventService } from '../events/event.service.js';
+import { User } from '../members/member.entity.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
 import { Place } from '../places/place.entity.js';
 import { Product } from '../products/product.entity.js';
@@ -50,10 +51,14 @@ export class TaskService {
   }
 
   /** Place and expectations must belong to the organisation: 422 on the field otherwise. */
-  private async checkReferences(organisationId: string, input: { placeId?: string | null; expectationIds?: string[]; projectId?: string | null }) {
-    const issues: { field: string; message: string }[] = [];
+  private async checkReferences(organisationId: string, input: { placeId?: string | null; assignedTo?: string | null; expectationIds?: string[]; projectId?: string | null }) {
+    const issues: { field: string; message: string; code?: string }[] = [];
     if (input.placeId && !(await this.em.findOne(Place, { id: input.placeId, organisationId }, { fields: ['id'] }))) {
       issues.push({ field: 'placeId', message: `No place with id '${input.placeId}'.` });
+    }
+    // Like every other reference in a body: an id of another organisation, or of nobody, is a 422.
+    if (input.assignedTo && !(await this.em.findOne(User, { id: input.assignedTo, organisationId }, { fields: ['id'] }))) {
+      issues.push({ field: 'assignedTo', message: `No member with id '${input.assignedTo}'.`, code: 'unknown_reference' });
     }
     if (input.expectationIds?.length) {
       const found = new Set((await this.em.find(InventoryItem, { organisationId, id: { $in: input.expectationIds } }, { fields: ['id'] })).map((i) => i.id));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../../src/db/sql.js';
+import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
@@ -19,6 +20,8 @@ describe('tasks as workflows, compliance and alerts', () => {
   let host: ImageHost;
   let stopWorkers: () => Promise<void>;
   let placeId: string;
+  let fieldWorker: string;
+  let secondWorker: string;
   const items: string[] = [];
 
   before(async () => {
@@ -36,6 +39,10 @@ describe('tasks as workflows, compliance and alerts', () => {
     org = await createTestOrg(api.runtime, { credits: 20 });
     host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(70) } });
     placeId = (await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Holborn' } })).body.data.id;
+    // Tasks are assigned to members of the organisation (assignedTo is checked like every reference).
+    const members = createServices(api.runtime.orm.em.fork()).members;
+    fieldWorker = (await members.add(org.id, { email: 'fw1@shop.example', name: 'Field worker', role: 'tasker' })).id;
+    secondWorker = (await members.add(org.id, { email: 'fw2@shop.example', name: 'Second', role: 'tasker' })).id;
     for (const [sku, upc, name, price] of [
       ['OJ-1L', '5012345678900', 'Orange Juice 1L', 2.49],
       ['MILK-2L', '5098765432109', 'Milk 2L', 1.2],
@@ -58,7 +65,7 @@ describe('tasks as workflows, compliance and alerts', () => {
     await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: receiver.url, events: ['task.created', 'task.updated', 'task.completed'] } });
     const created = await api.request('POST', '/tasks', {
       key: org.keys.write,
-      body: { title: 'Chilled aisle check', placeId, assignedTo: 'usr_fieldworker1', notes: 'front of store', expectationIds: items },
+      body: { title: 'Chilled aisle check', placeId, assignedTo: fieldWorker, notes: 'front of store', expectationIds: items },
     });
     assert.equal(created.status, 201);
     assert.equal(created.body.data.status, 'pending');
@@ -158,10 +165,14 @@ describe('tasks as workflows, compliance and alerts', () => {
     assert.equal(bad.body.error.details.fields[0].field, 'dueDate');
     const bad2 = await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'x', expectationIds: [items[0], theirItem] } });
     assert.equal(bad2.body.error.details.fields[0].field, 'expectationIds[1]');
-    const mine = (await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'Mine', placeId, assignedTo: 'usr_a' } })).body.data.id;
+    const foreign = await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'x', assignedTo: 'usr_nobody' } });
+    assert.equal(foreign.status, 422);
+    assert.equal(foreign.body.error.details.fields[0].field, 'assignedTo');
+    assert.equal(foreign.body.error.details.fields[0].code, 'unknown_reference');
+    const mine = (await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'Mine', placeId, assignedTo: secondWorker } })).body.data.id;
     assert.equal((await api.request('GET', `/tasks/${mine}`, { key: other.keys.read })).status, 404);
     assert.equal((await api.request('PATCH', `/tasks/${mine}`, { key: other.keys.write, body: { title: 'x' } })).status, 404);
-    const byAssignee = await api.request('GET', '/tasks?assignedTo=usr_a', { key: org.keys.read });
+    const byAssignee = await api.request('GET', `/tasks?assignedTo=${secondWorker}`, { key: org.keys.read });
     assert.deepEqual(byAssignee.body.data.map((t: any) => t.id), [mine]);
     assert.equal(byAssignee.body.data[0].notes, undefined, 'notes are detail only');
     const byStatus = await api.request('GET', `/tasks?status=cancelled&placeId=${placeId}`, { key: org.keys.read });
