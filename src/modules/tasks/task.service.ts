@@ -154,7 +154,13 @@ export class TaskService {
       await em.flush();
       const eventIds: string[] = [];
       if (updated.length > 0) {
-        const sequence = (await sql<{ n: number }>(em, `select count(*)::int as n from events where type = 'task.updated' and data->>'taskId' = ?`, [task.id]))[0]!.n;
+        const sequence = (
+          await sql<{ n: number }>(
+            em,
+            `select count(*)::int as n from events where organisation_id = ? and type = 'task.updated' and data->>'taskId' = ?`,
+            [task.organisationId, task.id],
+          )
+        )[0]!.n;
         const e = await this.events.record(em, {
           organisationId: task.organisationId,
           type: 'task.updated',
