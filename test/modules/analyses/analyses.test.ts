@@ -221,7 +221,7 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     const client = api.runtime.temporal.client;
     const description = await client.workflow.getHandle(id).describe();
     assert.equal(description.type, 'analysisWorkflow');
-    assert.equal(description.memo?.imageUrl, host.url('/empty.png'));
+    assert.equal(description.memo?.imageHost, '127.0.0.1', 'the memo keeps the host only (no signed-URL path or query)');
     const found = await waitFor('visibility', async () => {
       const list = [];
       for await (const wf of client.workflow.list({ query: `ExternalId = "find-me-in-temporal"` })) list.push(wf);
