@@ -7,9 +7,11 @@ import {
   setHandler,
   upsertSearchAttributes,
   log,
+  patched,
 } from '@temporalio/workflow';
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
 import type { DeliveryActivities } from '../activities/delivery.activities.js';
+import type { TaskActivities } from '../activities/task.activities.js';
 import { BOOKKEEPING, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
 import { SA } from './shared/search-attributes.js';
 import { analysisFinishedSignal, analysisSubmittedSignal } from './task.workflow.js';
@@ -41,6 +43,9 @@ const settling = proxyActivities<AnalysisActivities>(SETTLING);
 
 /** Fan-out to webhooks and the callback URL; deliveries then run as their own workflows. */
 const dispatching = proxyActivities<DeliveryActivities>(BOOKKEEPING);
+
+/** Recording a finished analysis on a task whose own workflow has ended (a final task). */
+const taskBookkeeping = proxyActivities<TaskActivities>(BOOKKEEPING);
 
 const IMAGE_CODES = new Set(['IMAGE_UNREACHABLE', 'IMAGE_HTTP_ERROR', 'IMAGE_NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_ADDRESS_BLOCKED']);
 
@@ -131,7 +136,20 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       log.warn('event dispatch left to the relay', { analysisId, error: String(err) });
     }
   }
-  if (task) await tell(() => task.signal(analysisFinishedSignal, { analysisId, status: outcome.status }));
+  if (task) {
+    try {
+      await task.signal(analysisFinishedSignal, { analysisId, status: outcome.status });
+    } catch (err) {
+      // The task's workflow has ended: the task is already final (or deleted). decisions.md: the task
+      // still records the analysis and its score, without a change of status; done here directly.
+      log.info('task workflow not reachable', { taskId: input.taskId, error: String(err) });
+      if (outcome.status === 'completed' && patched('record-analysis-on-final-task')) {
+        await taskBookkeeping.completeTaskFromAnalysis({ taskId: input.taskId!, analysisId }).catch((e: unknown) => {
+          log.warn('analysis not recorded on the final task', { taskId: input.taskId, error: String(e) });
+        });
+      }
+    }
+  }
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
   progress.stage = 'done';
   return { analysisId, status: outcome.status, productCount: outcome.productCount, errorCode: outcome.errorCode };

@@ -217,6 +217,10 @@ export class TaskService {
     let result: TaskChangeResult | null = null;
     if (task.status === 'pending' || task.status === 'in_progress') {
       result = await this.applyChange(taskId, { status: 'completed', generationId: analysisId, complianceScore: score, complianceGrade: grade }, null);
+    } else {
+      // decisions.md: the task records the analysis and its score, and changes status only if not
+      // already final; a task completed or cancelled by hand keeps its status.
+      result = await this.applyChange(taskId, { generationId: analysisId, complianceScore: score, complianceGrade: grade }, null);
     }
     await this.em.transactional(async (em) => {
       for (const item of items.filter((i) => !found.has(i.id))) {

@@ -108,6 +108,23 @@ describe('tasks as workflows, compliance and alerts', () => {
     await receiver.close();
   });
 
+  it('a task already final when its analysis completes records generationId and the score, and keeps its status', async () => {
+    const created = await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'Done by hand', placeId, expectationIds: items } });
+    const taskId = created.body.data.id;
+    const byHand = await api.request('PATCH', `/tasks/${taskId}`, { key: org.keys.write, body: { status: 'completed' } });
+    assert.equal(byHand.status, 200);
+    const completedAt = byHand.body.data.completedAt;
+    const analysis = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/shelf.png'), taskId, placeId } });
+    const recorded = await waitFor('the analysis recorded on the final task', async () => {
+      const t = await task(taskId);
+      return t.generationId === analysis.body.data.id && t;
+    });
+    assert.equal(recorded.status, 'completed');
+    assert.equal(recorded.completedAt, completedAt, 'completed by hand, not again');
+    assert.equal(recorded.complianceScore, 66.7);
+    assert.equal(recorded.complianceGrade, 'D');
+  });
+
   it('refuses every transition the state machine forbids with 409 and the allowed targets', async () => {
     const id = (await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'Transitions' } })).body.data.id;
     const patch = (status: string) => api.request('PATCH', `/tasks/${id}`, { key: org.keys.write, body: { status } });
