@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './http/app.js';
+import { backgroundStartsSettled } from './modules/analyses/analysis-starter.js';
 import { createRuntime } from './runtime.js';
 
 /** The API process. */
@@ -15,6 +16,8 @@ export async function startServer(): Promise<{ server: Server; close(): Promise<
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      // Starts answered for but not yet made: finish them rather than leave them to the relay.
+      await backgroundStartsSettled();
       await runtime.close();
     },
   };

@@ -4,6 +4,7 @@ import {
   defineQuery,
   getExternalWorkflowHandle,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   log,
@@ -12,7 +13,7 @@ import {
 import type { AnalysisActivities } from '../activities/analysis.activities.js';
 import type { DeliveryActivities } from '../activities/delivery.activities.js';
 import type { TaskActivities } from '../activities/task.activities.js';
-import { BOOKKEEPING, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
+import { BOOKKEEPING, BOOKKEEPING_LOCAL, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
 import { SA } from './shared/search-attributes.js';
 import { analysisFinishedSignal, analysisSubmittedSignal } from './task.workflow.js';
 
@@ -37,6 +38,13 @@ const fetching = proxyActivities<AnalysisActivities>({
 
 /** Bookkeeping against our own database: a refusal ends it at once, an outage after 30 minutes (durable-steps.ts). */
 const bookkeeping = proxyActivities<AnalysisActivities>(BOOKKEEPING);
+
+/** The same, run in the worker that runs this workflow (durable-steps.ts): the steps a client waits on. */
+const bookkeepingLocal = proxyLocalActivities<AnalysisActivities>(BOOKKEEPING_LOCAL);
+const dispatchingLocal = proxyLocalActivities<DeliveryActivities>(BOOKKEEPING_LOCAL);
+
+/** Histories made before local finalize/dispatch replay with the activities they recorded. */
+const LOCAL_TAIL = 'local-finalize-and-dispatch';
 
 /** Failing the analysis (status, refund, event): the step after which there is no other, so it gets a day. */
 const settling = proxyActivities<AnalysisActivities>(SETTLING);
@@ -111,7 +119,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       );
       const failedPasses = (await Promise.all(passes)).filter((f): f is { runIndex: number; message: string } => f !== null);
       progress.stage = 'finalizing';
-      outcome = await bookkeeping.finalizeAnalysis({ analysisId, failedPasses });
+      outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({ analysisId, failedPasses });
     }
   } catch (err) {
     const { code, message } = failureCode(err, progress.stage);
@@ -130,7 +138,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
 
   if (outcome.eventIds.length > 0) {
     try {
-      await dispatching.dispatchEvents({ eventIds: outcome.eventIds });
+      await (patched(LOCAL_TAIL) ? dispatchingLocal : dispatching).dispatchEvents({ eventIds: outcome.eventIds });
     } catch (err) {
       // The events are committed with dispatched_at null: the worker's relay dispatches them.
       log.warn('event dispatch left to the relay', { analysisId, error: String(err) });

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
+import { backgroundStartsSettled } from '../../src/modules/analyses/analysis-starter.js';
 import type { RouteDefinition } from '../../src/http/route.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
@@ -31,6 +32,7 @@ export async function startTestApi(overrides: Partial<Config> = {}): Promise<Tes
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
+      await backgroundStartsSettled();
       await runtime.close();
     },
   };

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/common';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/common';
 
 /**
  * The failure type of a write the database refused for its data (SQLSTATE class 22, or an integrity
@@ -20,6 +20,19 @@ const nonRetryableErrorTypes = [DATABASE_REFUSED];
 export const BOOKKEEPING: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes },
+};
+
+/**
+ * BOOKKEEPING run as a local activity, for the steps at the end of an analysis a client waits on
+ * (finalize, fan-out to webhooks): no activity task round trip through the server each, and both run
+ * in the workflow task that follows recognition. Same budget; past a few seconds of retrying in
+ * process the backoff becomes a durable timer (localRetryThreshold).
+ */
+export const BOOKKEEPING_LOCAL: LocalActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '30 minutes',
+  localRetryThreshold: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes },
 };
 

@@ -18,6 +18,20 @@ const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_k
 });
 
 /**
+ * Workflow starts the API answers before (see `startInBackground`). Bounded per process: past
+ * MAX_STARTS_IN_FLIGHT a request waits for a slot, so a burst is slowed to Temporal's pace instead of
+ * piling up starts in memory.
+ */
+const MAX_STARTS_IN_FLIGHT = 64;
+const inFlight = new Set<Promise<void>>();
+const slotWaiters: (() => void)[] = [];
+
+/** Resolves when every background start begun so far has finished (the API waits for it on shutdown). */
+export async function backgroundStartsSettled(): Promise<void> {
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+}
+
+/**
  * Starts analysis and batch workflows with the entity id as workflow id, then records that the
  * workflow exists. Starting twice is harmless (the second start finds the first), so the API's
  * immediate start and the relay's sweep can overlap without doing work twice.
@@ -70,6 +84,20 @@ export class AnalysisStarter {
       }),
     );
     await sql(this.em, `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`, [b.id]);
+  }
+
+  /**
+   * For single submissions: the row and its credit are committed (the outbox), so the 202 does not
+   * wait for Temporal. The start runs right after; if the process dies first, the relay starts it.
+   * Returns once the start is under way (or, at the in-flight bound, once a slot is free).
+   */
+  async startInBackground(a: Analysis): Promise<void> {
+    while (inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => slotWaiters.push(r));
+    const start: Promise<void> = this.startSoon(() => this.startAnalysis(a)).finally(() => {
+      inFlight.delete(start);
+      slotWaiters.shift()?.();
+    });
+    inFlight.add(start);
   }
 
   /** Best effort right after the commit; whatever fails here the relay starts later. */

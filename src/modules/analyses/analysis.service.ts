@@ -95,12 +95,15 @@ export class AnalysisService {
     });
   }
 
-  /** Charges the credit and writes the analysis in one transaction; the workflow starts after the commit. */
+  /**
+   * Charges the credit and writes the analysis in one transaction; the workflow starts after the
+   * commit, without the answer waiting for it (decisions.md: "Submissions answer at the commit").
+   */
   async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
     await this.assertPlaces(organisationId, [input], (_i, f) => f);
     const secret = input.callbackUrl ? callbackSecret() : undefined;
     const analysis = await submissions.submit(organisationId, { service: this, input, secret });
-    await this.starter().startSoon(() => this.starter().startAnalysis(analysis));
+    await this.starter().startInBackground(analysis);
     return { analysis, callbackSecret: secret };
   }
 

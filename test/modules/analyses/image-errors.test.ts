@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
-import { waitFor } from '../../helpers/wait.js';
+import { describeWhenStarted, waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 
 /** Words and shapes that would tell an outsider about our network or resolver. */
@@ -57,7 +57,7 @@ describe('failed image fetches say what the client can act on, and nothing about
   it("the Temporal memo keeps the image's host only, never a signed URL's path or token", async () => {
     const imageUrl = 'https://user:pw@images.example.com/shelves/aisle-4.jpg?X-Amz-Signature=s3cr3t&token=abc123';
     const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl } });
-    const described = await api.runtime.temporal.client.workflow.getHandle(res.body.data.id).describe();
+    const described = await describeWhenStarted(api.runtime.temporal.client, res.body.data.id);
     const memo = JSON.stringify(described.memo);
     assert.equal(described.memo?.imageHost, 'images.example.com');
     for (const secret of ['s3cr3t', 'abc123', 'aisle-4', 'pw', 'X-Amz']) assert.ok(!memo.includes(secret), `memo leaks ${secret}: ${memo}`);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from '../../../src/db/sql.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';
-import { waitFor } from '../../helpers/wait.js';
+import { describeWhenStarted, waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
 
 describe('single submissions committed in groups', () => {
@@ -42,7 +42,7 @@ describe('single submissions committed in groups', () => {
 
     // Every accepted analysis has its workflow, and the outbox knows it (the relay will not start it again).
     const ids = accepted.map((r) => r.body.data.id as string);
-    for (const id of ids.slice(0, 5)) assert.equal((await api.runtime.temporal.client.workflow.getHandle(id).describe()).workflowId, id);
+    for (const id of ids.slice(0, 5)) assert.equal((await describeWhenStarted(api.runtime.temporal.client, id)).workflowId, id);
     await waitFor('every outbox mark', async () => {
       const [row] = await sql<{ n: number }>(api.runtime.orm.em.fork(), `select count(*)::int as n from analyses where organisation_id = ? and workflow_started_at is not null`, [org.id]);
       return row!.n === 45;
