@@ -1,13 +1,10 @@
-import type { Config } from '../src/config.js';
-import type { Orm } from '../src/db/orm.js';
-import { createServices } from '../src/services.js';
+import type { Services } from '../src/services.js';
+import type { AlertActivities } from '../src/temporal/contracts/alert.js';
 
-export function createAlertActivities({ orm, config }: { orm: Orm; config: Config }) {
+export function createAlertActivities({ services }: { services: Services }): AlertActivities {
   return {
-    async endAlertSnooze({ alertId, until }: { alertId: string; until: string }) {
-      return createServices(orm.em.fork(), { config }).alerts.endSnooze(alertId, until);
+    async endAlertSnooze({ alertId, until }) {
+      return services.alerts.endSnooze(alertId, until);
     },
   };
 }
-
-export type AlertActivities = ReturnType<typeof createAlertActivities>;

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { DATABASE_REFUSED } from '../workflows/shared/durable-steps.js';
+import { DATABASE_REFUSED } from '../src/temporal/contracts/durable-steps.js';
 
 /**
  * Integrity violations a later attempt can clear: a unique key lost to a concurrent writer of the

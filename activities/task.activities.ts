@@ -1,15 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
-import type { Config } from '../src/config.js';
-import type { Orm } from '../src/db/orm.js';
 import { AppError } from '../src/lib/errors.js';
-import type { TaskDetail, UpdateTaskInput } from '../src/modules/tasks/task.schemas.js';
-import { createServices } from '../src/services.js';
-
-export type TaskView = TaskDetail;
-export type TaskChange = UpdateTaskInput & { actor?: string | null };
-
-export type TaskActivityDeps = { orm: Orm; config: Config; client: Client };
+import type { Services } from '../src/services.js';
+import type { TaskActivities } from '../src/temporal/contracts/task.js';
 
 /** Our typed refusals cross into the workflow as non-retryable failures carrying code and details. */
 async function typed<T>(fn: () => Promise<T>): Promise<T> {
@@ -23,26 +15,23 @@ async function typed<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createTaskActivities({ orm, config, client }: TaskActivityDeps) {
-  const services = () => createServices(orm.em.fork(), { config, temporal: client });
+export function createTaskActivities({ services }: { services: Services }): TaskActivities {
   return {
-    async applyTaskChange({ taskId, change }: { taskId: string; change: TaskChange }) {
+    async applyTaskChange({ taskId, change }) {
       const { actor, ...fields } = change;
-      return typed(() => services().tasks.applyChange(taskId, fields, actor ?? null));
+      return typed(() => services.tasks.applyChange(taskId, fields, actor ?? null));
     },
-    async startTaskFromAnalysis({ taskId }: { taskId: string }) {
-      return services().tasks.startFromAnalysis(taskId);
+    async startTaskFromAnalysis({ taskId }) {
+      return services.tasks.startFromAnalysis(taskId);
     },
-    async completeTaskFromAnalysis({ taskId, analysisId }: { taskId: string; analysisId: string }) {
-      return services().tasks.completeFromAnalysis(taskId, analysisId);
+    async completeTaskFromAnalysis({ taskId, analysisId }) {
+      return services.tasks.completeFromAnalysis(taskId, analysisId);
     },
-    async raiseTaskOverdue({ taskId }: { taskId: string }) {
-      return services().tasks.raiseOverdue(taskId);
+    async raiseTaskOverdue({ taskId }) {
+      return services.tasks.raiseOverdue(taskId);
     },
-    async readTask({ taskId }: { taskId: string }): Promise<TaskView | null> {
-      return services().tasks.view(taskId);
+    async readTask({ taskId }) {
+      return services.tasks.view(taskId);
     },
   };
 }
-
-export type TaskActivities = ReturnType<typeof createTaskActivities>;

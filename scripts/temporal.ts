@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { SA, SEARCH_ATTRIBUTE_NAMES } from '../workflows/shared/search-attributes.js';
+import { SA, SEARCH_ATTRIBUTE_NAMES } from '../src/temporal/contracts/search-attributes.js';
 
 /** Newest CLI tag whose go.mod has no `replace` directives, so `go install` works. */
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';

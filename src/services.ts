@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { taskQueues } from '../workflows/shared/task-queues.js';
+import { taskQueues } from './temporal/contracts/task-queues.js';
 import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { secretBox } from './lib/secrets/index.js';

@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
 import { config as appConfig } from '../src/config.js';
 import { createRuntime } from '../src/runtime.js';
-import { createServices } from '../src/services.js';
-import { taskQueues } from '../workflows/shared/task-queues.js';
+import { RequestContext } from '@mikro-orm/core';
+import { createWorkers } from './create-workers.js';
+import { taskQueues } from '../src/temporal/contracts/task-queues.js';
 
 /**
  * The worker process: polls the analysis queue (workflows + light activities) and the recognition
@@ -16,7 +17,9 @@ import { taskQueues } from '../workflows/shared/task-queues.js';
 // Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
 const base = appConfig();
 const runtime = await createRuntime('worker', { DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10) });
-const { config, logger } = runtime;
+const { config, logger, services } = runtime;
+/** The relay and housekeeping, like activities and requests, each run in their own MikroORM context. */
+const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm.em, fn);
 // The SDK's own logs go through our logger, at our level.
 const sdkLevel: LogLevel = ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
 Runtime.install({
@@ -28,43 +31,15 @@ Runtime.install({
 const TASK_QUEUES = taskQueues(config.TASK_QUEUE_PREFIX);
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 let recognizer: Promise<Recognizer> | undefined;
-const activities = createActivities({ orm: runtime.orm, config, client: runtime.temporal.client, recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)) });
-const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
-
-const workers = await Promise.all([
-  Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: TASK_QUEUES.analyses,
-    workflowsPath,
-    activities,
-    maxConcurrentActivityTaskExecutions: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
-    maxConcurrentWorkflowTaskExecutions: 50,
-  }),
-  Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: TASK_QUEUES.tasks,
-    workflowsPath,
-    activities,
-    maxConcurrentActivityTaskExecutions: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
-  }),
-  Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: TASK_QUEUES.deliveries,
-    workflowsPath,
-    activities,
-    maxConcurrentActivityTaskExecutions: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
-  }),
-  Worker.create({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: TASK_QUEUES.recognition,
-    activities,
-    maxConcurrentActivityTaskExecutions: Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
-  }),
-]);
+const activities = createActivities({ orm: runtime.orm, config, client: runtime.temporal.client, logger, recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)) });
+const workers = await createWorkers({
+  connection,
+  namespace: config.TEMPORAL_NAMESPACE,
+  queues: TASK_QUEUES,
+  activities,
+  activitySlots: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
+  recognitionSlots: Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
+});
 
 const health = createServer((req, res) => {
   const running = workers.every((w) => w.getState() === 'RUNNING');
@@ -84,8 +59,7 @@ let sweeping = false;
 const relay = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
-  const services = createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger });
-  Promise.all([services.analysisStarter().sweep(10_000), services.taskCommands().sweep(10_000), services.eventDispatcher().sweep(10_000)])
+  inContext(() => Promise.all([services.analysisStarter().sweep(10_000), services.taskCommands().sweep(10_000), services.eventDispatcher().sweep(10_000)]))
     .then(([analyses, tasks, events]) => analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'))
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));
@@ -93,8 +67,7 @@ const relay = setInterval(() => {
 
 // Housekeeping: rate-limit log rows past their window and idempotency keys past 24 hours.
 const housekeeping = setInterval(() => {
-  const services = createServices(runtime.orm.em.fork(), { config, temporal: runtime.temporal.client, logger });
-  Promise.all([services.rateLimiter.purgeExpired(), services.idempotency.purgeExpired()])
+  inContext(() => Promise.all([services.rateLimiter.purgeExpired(), services.idempotency.purgeExpired()]))
     .then(([hits, keys]) => logger.debug({ hits, keys }, 'expired rate-limit hits and idempotency keys purged'))
     .catch((err) => logger.warn({ err }, 'housekeeping failed'));
 }, 60_000);

@@ -1,10 +1,7 @@
-import { condition, defineSignal, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AlertActivities } from '../activities/alert.activities.js';
-import { BOOKKEEPING, NEEDS_ATTENTION } from './shared/durable-steps.js';
-import { SA } from './shared/search-attributes.js';
-
-/** A new or changed snooze deadline (ISO date-time); null when the alert was un-snoozed by hand. */
-export const snoozeSignal = defineSignal<[{ until: string | null }]>('snooze');
+import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { snoozeSignal, type AlertActivities, type AlertSnoozeInput, type AlertSnoozeWorkflow } from '../src/temporal/contracts/alert.js';
+import { BOOKKEEPING, NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
+import { SA } from '../src/temporal/contracts/search-attributes.js';
 
 const { endAlertSnooze } = proxyActivities<AlertActivities>(BOOKKEEPING);
 
@@ -12,7 +9,7 @@ const { endAlertSnooze } = proxyActivities<AlertActivities>(BOOKKEEPING);
  * One per alert while it is snoozed (workflow id = alert id): a durable timer to the deadline, reset
  * by each new snooze, that puts the alert back to unread. No polling.
  */
-export async function alertSnoozeWorkflow(input: { alertId: string; until: string }): Promise<void> {
+export async function alertSnoozeWorkflow(input: AlertSnoozeInput): Promise<void> {
   let until: string | null = input.until;
   let changed = false;
   setHandler(snoozeSignal, (s) => {
@@ -36,3 +33,5 @@ export async function alertSnoozeWorkflow(input: { alertId: string; until: strin
     }
   }
 }
+
+alertSnoozeWorkflow satisfies AlertSnoozeWorkflow;

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  defineQuery,
   getExternalWorkflowHandle,
   proxyActivities,
   proxyLocalActivities,
@@ -10,25 +9,19 @@ import {
   log,
   patched,
 } from '@temporalio/workflow';
-import type { AnalysisActivities } from '../activities/analysis.activities.js';
-import type { DeliveryActivities } from '../activities/delivery.activities.js';
-import type { TaskActivities } from '../activities/task.activities.js';
-import { BOOKKEEPING, BOOKKEEPING_LOCAL, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
-import { SA } from './shared/search-attributes.js';
-import { analysisFinishedSignal, analysisSubmittedSignal } from './task.workflow.js';
-
-export type AnalysisWorkflowInput = { analysisId: string; recognitionTaskQueue: string; taskId?: string | null };
-
-export type AnalysisWorkflowResult = {
-  analysisId: string;
-  status: 'completed' | 'failed';
-  productCount: number;
-  errorCode: string | null;
-};
-
-export type AnalysisProgress = { stage: 'fetching' | 'recognizing' | 'finalizing' | 'done'; passesDone: number; passesFailed: number };
-
-export const analysisProgressQuery = defineQuery<AnalysisProgress>('analysisProgress');
+import {
+  analysisProgressQuery,
+  type AnalysisActivities,
+  type AnalysisProgress,
+  type AnalysisWorkflow,
+  type AnalysisWorkflowInput,
+  type AnalysisWorkflowResult,
+  type FailedPass,
+} from '../src/temporal/contracts/analysis.js';
+import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
+import { analysisFinishedSignal, analysisSubmittedSignal, type TaskActivities } from '../src/temporal/contracts/task.js';
+import { BOOKKEEPING, BOOKKEEPING_LOCAL, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from '../src/temporal/contracts/durable-steps.js';
+import { SA } from '../src/temporal/contracts/search-attributes.js';
 
 /** Fetch: a flaky host gets a few tries; a definite answer (404, not an image, private address) none. */
 const fetching = proxyActivities<AnalysisActivities>({
@@ -117,7 +110,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
           },
         ),
       );
-      const failedPasses = (await Promise.all(passes)).filter((f): f is { runIndex: number; message: string } => f !== null);
+      const failedPasses = (await Promise.all(passes)).filter((f): f is FailedPass => f !== null);
       progress.stage = 'finalizing';
       outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({ analysisId, failedPasses });
     }
@@ -162,3 +155,5 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   progress.stage = 'done';
   return { analysisId, status: outcome.status, productCount: outcome.productCount, errorCode: outcome.errorCode };
 }
+
+analysisWorkflow satisfies AnalysisWorkflow;

@@ -1,15 +1,9 @@
-import { imageHostOf } from './shared/image-host.js';
-import { ParentClosePolicy, condition, defineQuery, log, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AnalysisActivities } from '../activities/analysis.activities.js';
+import { imageHostOf } from '../src/lib/image-host.js';
+import { ParentClosePolicy, condition, log, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { batchProgressQuery, type AnalysisActivities, type BatchProgress, type BatchStatus, type BatchWorkflow, type BatchWorkflowInput } from '../src/temporal/contracts/analysis.js';
 import { analysisWorkflow } from './analysis.workflow.js';
-import { NEEDS_ATTENTION, SETTLING } from './shared/durable-steps.js';
-import { SA } from './shared/search-attributes.js';
-
-export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string };
-export type BatchStatus = 'processing' | 'partial' | 'completed';
-export type BatchProgress = { status: BatchStatus; total: number; completed: number; failed: number };
-
-export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+import { NEEDS_ATTENTION, SETTLING } from '../src/temporal/contracts/durable-steps.js';
+import { SA } from '../src/temporal/contracts/search-attributes.js';
 
 /**
  * The batch's one read: nothing starts without it and every image is paid for, so it gets the
@@ -76,3 +70,5 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   await condition(() => progress.completed + progress.failed === progress.total);
   return progress;
 }
+
+batchWorkflow satisfies BatchWorkflow;

@@ -1,6 +1,7 @@
-// Every workflow the worker registers. Only workflow code and its message definitions live here.
-export { analysisWorkflow, analysisProgressQuery } from './analysis.workflow.js';
-export { batchWorkflow, batchProgressQuery } from './batch.workflow.js';
-export { webhookDeliveryWorkflow, deliveryProgressQuery } from './webhook-delivery.workflow.js';
-export { taskWorkflow, changeTaskUpdate, analysisSubmittedSignal, analysisFinishedSignal, taskDeletedSignal, taskStateQuery } from './task.workflow.js';
-export { alertSnoozeWorkflow, snoozeSignal } from './alert-snooze.workflow.js';
+// Every workflow the worker registers, and nothing else: message definitions live in the contracts
+// (src/temporal/contracts/), which callers import instead of this file.
+export { analysisWorkflow } from './analysis.workflow.js';
+export { batchWorkflow } from './batch.workflow.js';
+export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.js';
+export { taskWorkflow } from './task.workflow.js';
+export { alertSnoozeWorkflow } from './alert-snooze.workflow.js';

@@ -4,39 +4,28 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DeliveryActivities } from '../activities/delivery.activities.js';
-import type { TaskActivities, TaskChange, TaskView } from '../activities/task.activities.js';
-import { BOOKKEEPING, DATABASE_REFUSED, INTERACTIVE, NEEDS_ATTENTION } from './shared/durable-steps.js';
-import { SA } from './shared/search-attributes.js';
-import { TASK_TRANSITIONS, isFinal, type TaskStatus } from './shared/task-transitions.js';
-
-export type TaskWorkflowInput = {
-  taskId: string;
-  status: TaskStatus;
-  dueDate: string | null;
-  /** Overdue this long after 00:00 UTC of the due date. */
-  overdueAfterMs: number;
-  /** The due date an overdue alert was already raised for (kept across continue-as-new). */
-  overdueRaisedFor: string | null;
-};
-
-export type TaskState = { status: TaskStatus; dueDate: string | null; overdueRaisedFor: string | null; deleted: boolean };
-
-/** Status and field changes: validated against the workflow's state, applied by an activity, answered with the task. */
-export const changeTaskUpdate = defineUpdate<TaskView, [TaskChange]>('changeTask');
-export const analysisSubmittedSignal = defineSignal<[{ analysisId: string }]>('analysisSubmitted');
-export const analysisFinishedSignal = defineSignal<[{ analysisId: string; status: 'completed' | 'failed' }]>('analysisFinished');
-export const taskDeletedSignal = defineSignal('taskDeleted');
-export const taskStateQuery = defineQuery<TaskState>('taskState');
+import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
+import {
+  analysisFinishedSignal,
+  analysisSubmittedSignal,
+  changeTaskUpdate,
+  taskDeletedSignal,
+  taskStateQuery,
+  type TaskActivities,
+  type TaskState,
+  type TaskView,
+  type TaskWorkflow,
+  type TaskWorkflowInput,
+} from '../src/temporal/contracts/task.js';
+import { BOOKKEEPING, DATABASE_REFUSED, INTERACTIVE, NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
+import { SA } from '../src/temporal/contracts/search-attributes.js';
+import { TASK_TRANSITIONS, isFinal, type TaskStatus } from '../src/modules/tasks/task-transitions.js';
 
 /** Steps of the task's own: bounded (durable-steps.ts), and each failure handled below so the workflow keeps serving. */
 const tasks = proxyActivities<TaskActivities>(BOOKKEEPING);
@@ -179,3 +168,5 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
   await condition(allHandlersFinished);
   return state;
 }
+
+taskWorkflow satisfies TaskWorkflow;

@@ -1,12 +1,7 @@
-import { defineQuery, log, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DeliveryActivities } from '../activities/delivery.activities.js';
-import { NEEDS_ATTENTION } from './shared/durable-steps.js';
-import { SA } from './shared/search-attributes.js';
-
-export type WebhookDeliveryInput = { deliveryId: string; retryDelaysMs: number[] };
-export type DeliveryProgress = { attempts: number; status: 'pending' | 'succeeded' | 'failed'; lastStatusCode: number | null; nextAttemptInMs: number | null };
-
-export const deliveryProgressQuery = defineQuery<DeliveryProgress>('deliveryProgress');
+import { log, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { deliveryProgressQuery, type DeliveryActivities, type DeliveryProgress, type WebhookDeliveryInput, type WebhookDeliveryWorkflow } from '../src/temporal/contracts/delivery.js';
+import { NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
+import { SA } from '../src/temporal/contracts/search-attributes.js';
 
 const { attemptDelivery } = proxyActivities<DeliveryActivities>({
   // 15 s for the receiver plus our own bookkeeping.
@@ -51,3 +46,5 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   upsertSearchAttributes([{ key: SA.status, value: progress.status }]);
   return progress;
 }
+
+webhookDeliveryWorkflow satisfies WebhookDeliveryWorkflow;

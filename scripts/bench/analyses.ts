@@ -14,7 +14,7 @@ import { createApp } from '../../src/http/app.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
-import { taskQueues } from '../../workflows/shared/task-queues.js';
+import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { benchEnvironment } from './setup.js';
 
 const N = Number(process.env.BENCH_N ?? 200);

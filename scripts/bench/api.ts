@@ -18,7 +18,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { createActivities } from '../../activities/index.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
-import { taskQueues } from '../../workflows/shared/task-queues.js';
+import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { newId } from '../../src/lib/ids.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';

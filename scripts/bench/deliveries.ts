@@ -8,7 +8,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
-import { taskQueues } from '../../workflows/shared/task-queues.js';
+import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { benchEnvironment } from './setup.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);

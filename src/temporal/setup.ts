@@ -1,7 +1,7 @@
 import protos from '@temporalio/proto';
 
 const proto = protos.temporal;
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/shared/search-attributes.js';
+import { SEARCH_ATTRIBUTE_NAMES } from './contracts/search-attributes.js';
 import type { TemporalHandle } from './client.js';
 
 /** Registers our custom search attributes on a server that lacks them (the dev server gets them at start). */

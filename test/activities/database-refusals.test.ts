@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { withDatabaseRefusals } from '../../activities/database-refusals.js';
 import { initORM, type Orm } from '../../src/db/orm.js';
 import { sql } from '../../src/db/sql.js';
-import { DATABASE_REFUSED } from '../../workflows/shared/durable-steps.js';
+import { DATABASE_REFUSED } from '../../src/temporal/contracts/durable-steps.js';
 
 /** Real statements against the real database: what the driver throws is what activities see. */
 describe('database refusals reaching an activity', () => {

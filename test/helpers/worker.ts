@@ -3,7 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker } f
 import { createActivities } from '../../activities/index.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import type { Runtime } from '../../src/runtime.js';
-import { taskQueues } from '../../workflows/shared/task-queues.js';
+import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 
 let installed = false;
 function quietTemporal() {

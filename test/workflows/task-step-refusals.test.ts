@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../src/db/sql.js';
-import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../workflows/shared/durable-steps.js';
-import { SA } from '../../workflows/shared/search-attributes.js';
+import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../src/temporal/contracts/durable-steps.js';
+import { SA } from '../../src/temporal/contracts/search-attributes.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../helpers/image-host.js';

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { alertSnoozeWorkflow, snoozeSignal } from '../../../workflows/index.js';
-import { SA } from '../../../workflows/shared/search-attributes.js';
-import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import { ALERT_SNOOZE_WORKFLOW, snoozeSignal, type AlertSnoozeWorkflow } from '../../temporal/contracts/alert.js';
+import { SA } from '../../temporal/contracts/search-attributes.js';
+import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { Alert } from './alert.entity.js';
 import type { UpdateAlertInput } from './alert.schemas.js';
 import type { AlertService } from './alert.service.js';
@@ -19,18 +19,18 @@ export class AlertCommands {
     const alert = await this.alerts.update(organisationId, id, input, actor);
     if (alert.status === 'snoozed' && alert.snoozedUntil) {
       const until = alert.snoozedUntil.toISOString();
-      await this.client.workflow.signalWithStart<typeof alertSnoozeWorkflow, [{ until: string | null }]>('alertSnoozeWorkflow', {
+      await this.client.workflow.signalWithStart<AlertSnoozeWorkflow, [{ until: string | null }]>(ALERT_SNOOZE_WORKFLOW, {
         workflowId: alert.id,
         taskQueue: this.queues.tasks,
         args: [{ alertId: alert.id, until }],
-        signal: 'snooze' satisfies (typeof snoozeSignal)['name'],
+        signal: snoozeSignal,
         signalArgs: [{ until }],
         typedSearchAttributes: [{ key: SA.organisationId, value: alert.organisationId }],
       });
     } else if (wasSnoozed) {
       await this.client.workflow
         .getHandle(alert.id)
-        .signal<[{ until: string | null }]>('snooze', { until: null })
+        .signal(snoozeSignal, { until: null })
         .catch((err) => {
           if (!(err instanceof WorkflowNotFoundError)) throw err;
         });

@@ -1,13 +1,13 @@
-import { imageHostOf } from '../../../workflows/shared/image-host.js';
+import { imageHostOf } from '../../lib/image-host.js';
 import type { Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
-import type { analysisWorkflow, batchWorkflow } from '../../../workflows/index.js';
-import { SA } from '../../../workflows/shared/search-attributes.js';
-import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import { ANALYSIS_WORKFLOW, BATCH_WORKFLOW, type AnalysisWorkflow, type BatchWorkflow } from '../../temporal/contracts/analysis.js';
+import { SA } from '../../temporal/contracts/search-attributes.js';
+import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import { Analysis } from './analysis.entity.js';
 import { Batch } from './batch.entity.js';
 
@@ -46,7 +46,7 @@ export class AnalysisStarter {
 
   async startAnalysis(a: Analysis): Promise<void> {
     await startOnce(() =>
-      this.client.workflow.start<typeof analysisWorkflow>('analysisWorkflow', {
+      this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         workflowId: a.id,
         taskQueue: this.queues.analyses,
         args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null }],
@@ -70,7 +70,7 @@ export class AnalysisStarter {
 
   async startBatch(b: Batch): Promise<void> {
     await startOnce(() =>
-      this.client.workflow.start<typeof batchWorkflow>('batchWorkflow', {
+      this.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
         workflowId: b.id,
         taskQueue: this.queues.analyses,
         args: [{ batchId: b.id, recognitionTaskQueue: this.queues.recognition }],

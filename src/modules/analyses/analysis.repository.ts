@@ -3,6 +3,9 @@ import { sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 
+/** What a batch workflow needs of each of its analyses to start it. */
+export type BatchMember = { id: string; organisationId: string; imageUrl: string; externalId: string | null; placeId: string | null; taskId: string | null };
+
 export type AnalysisFilters = { status?: AnalysisStatus; externalId?: string; placeId?: string };
 
 /** One row of a list: what serializeAnalysis shows, nothing else. */
@@ -64,5 +67,11 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
       })),
       page.limit,
     );
+  }
+
+  /** A batch's analyses in id order (the order their workflows start in). */
+  async batchMembers(batchId: string): Promise<BatchMember[]> {
+    const rows = await this.find({ batchId }, { orderBy: { id: 'asc' }, fields: ['id', 'organisationId', 'imageUrl', 'externalId', 'placeId', 'taskId'] });
+    return rows.map((a) => ({ id: a.id, organisationId: a.organisationId, imageUrl: a.imageUrl, externalId: a.externalId ?? null, placeId: a.placeId ?? null, taskId: a.taskId ?? null }));
   }
 }

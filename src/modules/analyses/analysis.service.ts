@@ -147,6 +147,10 @@ export class AnalysisService {
     return { batch, analyses: analyses.map((analysis, i) => ({ analysis, callbackSecret: secrets[i] })) };
   }
 
+  batchMembers(batchId: string) {
+    return this.repo.batchMembers(batchId);
+  }
+
   list(organisationId: string, filters: AnalysisFilters, page: Page) {
     return this.repo.list(organisationId, filters, page);
   }

@@ -3,9 +3,9 @@ import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError, InvalidTransitionError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import type { changeTaskUpdate, taskDeletedSignal, taskWorkflow } from '../../../workflows/index.js';
-import { SA } from '../../../workflows/shared/search-attributes.js';
-import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import { TASK_WORKFLOW, changeTaskUpdate, taskDeletedSignal, type TaskWorkflow } from '../../temporal/contracts/task.js';
+import { SA } from '../../temporal/contracts/search-attributes.js';
+import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventDispatcher } from '../webhooks/event-dispatcher.js';
 import type { Task } from './task.entity.js';
 import type { CreateTaskInput, TaskDetail, UpdateTaskInput } from './task.schemas.js';
@@ -27,7 +27,7 @@ export class TaskCommands {
 
   async start(task: Task): Promise<void> {
     await startOnce(() =>
-      this.client.workflow.start<typeof taskWorkflow>('taskWorkflow', {
+      this.client.workflow.start<TaskWorkflow>(TASK_WORKFLOW, {
         workflowId: task.id,
         taskQueue: this.queues.tasks,
         args: [{ taskId: task.id, status: task.status, dueDate: task.dueDate ?? null, overdueAfterMs: this.overdueAfterMs, overdueRaisedFor: null }],
@@ -60,9 +60,7 @@ export class TaskCommands {
     await this.tasks.checkChange(organisationId, id, change);
     const handle = this.client.workflow.getHandle(id);
     try {
-      return await handle.executeUpdate<TaskDetail, [UpdateTaskInput & { actor: string | null }]>('changeTask' satisfies (typeof changeTaskUpdate)['name'], {
-        args: [{ ...change, actor }],
-      });
+      return await handle.executeUpdate(changeTaskUpdate, { args: [{ ...change, actor }] });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) {
         // The workflow has ended (the task is final): field edits still apply, transitions are refused.
@@ -85,7 +83,7 @@ export class TaskCommands {
     await this.tasks.delete(organisationId, id);
     await this.client.workflow
       .getHandle(id)
-      .signal<[]>('taskDeleted' satisfies (typeof taskDeletedSignal)['name'])
+      .signal(taskDeletedSignal)
       .catch((err) => {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       });

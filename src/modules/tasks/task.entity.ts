@@ -3,8 +3,8 @@ import { tenantProperties } from '../../db/base-properties.js';
 
 const p = defineEntity.properties;
 
-export { TASK_STATUSES, TASK_TRANSITIONS, type TaskStatus } from '../../../workflows/shared/task-transitions.js';
-import { TASK_STATUSES } from '../../../workflows/shared/task-transitions.js';
+export { TASK_STATUSES, TASK_TRANSITIONS, type TaskStatus } from './task-transitions.js';
+import { TASK_STATUSES } from './task-transitions.js';
 
 export const Task = defineEntity({
   name: 'Task',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { isoDate } from '../../lib/validation.js';
-import { TASK_STATUSES } from '../../../workflows/shared/task-transitions.js';
+import { TASK_STATUSES } from './task-transitions.js';
 import type { Task } from './task.entity.js';
 
 const fields = {

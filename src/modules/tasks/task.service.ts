@@ -4,7 +4,7 @@ import { sql } from '../../db/sql.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
-import { TASK_TRANSITIONS, type TaskStatus } from '../../../workflows/shared/task-transitions.js';
+import { TASK_TRANSITIONS, type TaskStatus } from './task-transitions.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import type { EventService } from '../events/event.service.js';
 import { User } from '../members/member.entity.js';

@@ -2,9 +2,9 @@ import type { Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
-import type { webhookDeliveryWorkflow } from '../../../workflows/index.js';
-import { SA } from '../../../workflows/shared/search-attributes.js';
-import type { TaskQueues } from '../../../workflows/shared/task-queues.js';
+import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryWorkflow } from '../../temporal/contracts/delivery.js';
+import { SA } from '../../temporal/contracts/search-attributes.js';
+import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { DeliveryRef, DeliveryService } from './delivery.service.js';
 
 /**
@@ -31,7 +31,7 @@ export class EventDispatcher {
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
   async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
     await startOnce(() =>
-      this.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+      this.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
         workflowId: ref.id,
         taskQueue: this.queues.deliveries,
         args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs }],

@@ -1,0 +1,35 @@
+// The analysis and batch workflows' contract: what callers start and query, what the workflows may
+// call. Workflows import this (and nothing else of the app); activities implement it; clients start
+// by the type name with these types. Types only from the domain, so nothing here pulls in services.
+import { defineQuery } from '@temporalio/workflow';
+import type { AnalysisOutcome, PreparedImage } from '../../modules/analyses/analysis-processing.service.js';
+import type { BatchMember } from '../../modules/analyses/analysis.repository.js';
+
+export const ANALYSIS_WORKFLOW = 'analysisWorkflow';
+export const BATCH_WORKFLOW = 'batchWorkflow';
+
+export type AnalysisWorkflowInput = { analysisId: string; recognitionTaskQueue: string; taskId?: string | null };
+export type AnalysisWorkflowResult = { analysisId: string; status: 'completed' | 'failed'; productCount: number; errorCode: string | null };
+export type AnalysisWorkflow = (input: AnalysisWorkflowInput) => Promise<AnalysisWorkflowResult>;
+
+export type AnalysisProgress = { stage: 'fetching' | 'recognizing' | 'finalizing' | 'done'; passesDone: number; passesFailed: number };
+export const analysisProgressQuery = defineQuery<AnalysisProgress>('analysisProgress');
+
+export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string };
+export type BatchStatus = 'processing' | 'partial' | 'completed';
+export type BatchProgress = { status: BatchStatus; total: number; completed: number; failed: number };
+export type BatchWorkflow = (input: BatchWorkflowInput) => Promise<BatchProgress>;
+export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+
+export type { AnalysisOutcome, BatchMember, PreparedImage };
+export type FailedPass = { runIndex: number; message: string };
+
+export interface AnalysisActivities {
+  /** Fetches and stores the image once; `alreadyFinal` when a retry finds the analysis finished. */
+  fetchImage(input: { analysisId: string }): Promise<PreparedImage>;
+  /** One recognition pass (on the recognition task queue), heartbeating while it runs. */
+  recognizeImage(input: { analysisId: string; runIndex: number }): Promise<{ productCount: number }>;
+  finalizeAnalysis(input: { analysisId: string; failedPasses: FailedPass[] }): Promise<AnalysisOutcome>;
+  failAnalysis(input: { analysisId: string; code: string; message: string }): Promise<AnalysisOutcome>;
+  listBatchAnalyses(input: { batchId: string }): Promise<BatchMember[]>;
+}

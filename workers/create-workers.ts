@@ -1,0 +1,38 @@
+import { bundleWorkflowCode, DefaultLogger, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import type { Activities } from '../activities/index.js';
+import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
+
+const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
+let bundle: Promise<WorkflowBundle> | undefined;
+
+/** The workflow code, bundled once per process and shared by every worker (each bundling takes seconds). */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  return (bundle ??= bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
+}
+
+export type WorkerSet = {
+  connection: NativeConnection;
+  namespace: string;
+  queues: TaskQueues;
+  activities: Activities;
+  /** Activity slots of the analyses, tasks and deliveries queues (light steps, each may hold a DB connection). */
+  activitySlots: number;
+  /** Activity slots of the recognition queue (CPU-heavy). */
+  recognitionSlots: number;
+};
+
+/**
+ * The four workers of a worker process, used by workers/main.ts and by the tests alike: the analyses,
+ * tasks and deliveries queues run workflows and their light activities; the recognition queue runs
+ * recognition passes only, so it scales (and is throttled) on its own.
+ */
+export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
+  const { connection, namespace, queues, activities } = set;
+  const workflows = { workflowBundle: await workflowBundle() };
+  return Promise.all([
+    Worker.create({ connection, namespace, taskQueue: queues.analyses, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots, maxConcurrentWorkflowTaskExecutions: 50 }),
+    Worker.create({ connection, namespace, taskQueue: queues.tasks, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots }),
+    Worker.create({ connection, namespace, taskQueue: queues.deliveries, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots }),
+    Worker.create({ connection, namespace, taskQueue: queues.recognition, activities, maxConcurrentActivityTaskExecutions: set.recognitionSlots }),
+  ]);
+}
