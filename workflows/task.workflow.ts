@@ -25,7 +25,7 @@ import {
 } from '../src/temporal/contracts/task.js';
 import { BOOKKEEPING, DATABASE_REFUSED, INTERACTIVE, NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
-import { TASK_TRANSITIONS, isFinal, type TaskStatus } from '../src/modules/tasks/task-transitions.js';
+import { TASK_TRANSITIONS, isFinal } from '../src/modules/tasks/task-transitions.js';
 
 /** Steps of the task's own: bounded (durable-steps.ts), and each failure handled below so the workflow keeps serving. */
 const tasks = proxyActivities<TaskActivities>(BOOKKEEPING);

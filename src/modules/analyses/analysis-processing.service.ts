@@ -3,7 +3,7 @@ import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import type { CreditService } from '../credits/credit.service.js';
-import type { EventService, RecordedEvent } from '../events/event.service.js';
+import type { EventService } from '../events/event.service.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
 import { Product } from '../products/product.entity.js';
 import { CatalogueMatcher } from '../recognition/catalogue-matcher.js';

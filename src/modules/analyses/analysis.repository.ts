@@ -40,10 +40,14 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
   async list(organisationId: string, filters: AnalysisFilters, page: Page): Promise<{ items: AnalysisListRow[]; pagination: ReturnType<typeof toPage>['pagination'] }> {
     const where = ['organisation_id = ?'];
     const params: unknown[] = [organisationId];
-    if (filters.status) where.push('status = ?'), params.push(filters.status);
-    if (filters.externalId) where.push('external_id = ?'), params.push(filters.externalId);
-    if (filters.placeId) where.push('place_id = ?'), params.push(filters.placeId);
-    if (page.cursor) where.push('id < ?'), params.push(decodeCursor(page.cursor));
+    const add = (condition: string, value: unknown) => {
+      where.push(condition);
+      params.push(value);
+    };
+    if (filters.status) add('status = ?', filters.status);
+    if (filters.externalId) add('external_id = ?', filters.externalId);
+    if (filters.placeId) add('place_id = ?', filters.placeId);
+    if (page.cursor) add('id < ?', decodeCursor(page.cursor));
     const rows = await sql<Raw>(
       this.getEntityManager(),
       `select id, status, total_runs, completed_runs, failed_runs, ${ISO('created_at')} as created_at, external_id, metadata, place_id, task_id,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../lib/ids.js';
-import { CreditService } from '../credits/credit.service.js';
+import type { CreditService } from '../credits/credit.service.js';
 import { Organisation, type PlanTier } from './organisation.entity.js';
 import { PLANS } from './plans.js';
 

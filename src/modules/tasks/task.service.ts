@@ -214,7 +214,7 @@ export class TaskService {
     const found = new Set(items.filter((i) => matchedSkus.has(i.sku)).map((i) => i.id));
     const score = complianceScore(task.expectationIds, found);
     const grade = complianceGrade(score);
-    let result: TaskChangeResult | null = null;
+    let result: TaskChangeResult | null;
     if (task.status === 'pending' || task.status === 'in_progress') {
       result = await this.applyChange(taskId, { status: 'completed', generationId: analysisId, complianceScore: score, complianceGrade: grade }, null);
     } else {

@@ -59,7 +59,7 @@ export function tallestGlyphRow(components: Component[], width: number, height: 
   });
   // Keep the horizontally connected run around the anchor (gaps under one glyph height).
   row.sort((a, b) => a.x0 - b.x0);
-  let i = row.indexOf(anchor);
+  const i = row.indexOf(anchor);
   let lo = i, hi = i;
   while (lo > 0 && row[lo]!.x0 - row[lo - 1]!.x1 < ah) lo--;
   while (hi < row.length - 1 && row[hi + 1]!.x0 - row[hi]!.x1 < ah) hi++;
