@@ -58,7 +58,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const analysisStarter = () => (starter ??= new AnalysisStarter(em, temporal(), queues, logger));
   const tasks = new TaskService(em, projects, events, alerts, { lowComplianceGrade: config.LOW_COMPLIANCE_GRADE, priceMismatchShare: config.PRICE_MISMATCH_SHARE });
   let dispatcher: EventDispatcher | undefined;
-  const eventDispatcher = () => (dispatcher ??= new EventDispatcher(em, deliveries, temporal(), queues, config.WEBHOOK_RETRY_SCHEDULE_MS));
+  const eventDispatcher = () => (dispatcher ??= new EventDispatcher(em, deliveries, events, temporal(), queues, config.WEBHOOK_RETRY_SCHEDULE_MS));
   return {
     em,
     apiKeys: new ApiKeyService(em),

@@ -1,6 +1,6 @@
-import { imageHostOf } from '../src/lib/image-host.js';
 import { ParentClosePolicy, condition, log, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
-import { batchProgressQuery, type AnalysisActivities, type BatchProgress, type BatchStatus, type BatchWorkflow, type BatchWorkflowInput } from '../src/temporal/contracts/analysis.js';
+import { batchStatus } from '../src/modules/analyses/batch-status.js';
+import { analysisWorkflowIdentity, batchProgressQuery, type AnalysisActivities, type BatchProgress, type BatchStatus, type BatchWorkflow, type BatchWorkflowInput } from '../src/temporal/contracts/analysis.js';
 import { analysisWorkflow } from './analysis.workflow.js';
 import { NEEDS_ATTENTION, SETTLING } from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
@@ -36,20 +36,10 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   const children = await Promise.all(
     analyses.map((a) =>
       startChild(analysisWorkflow, {
-        workflowId: a.id,
+        ...analysisWorkflowIdentity(a, input.batchId),
         args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue, taskId: a.taskId }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { imageHost: imageHostOf(a.imageUrl) },
-        typedSearchAttributes: [
-          { key: SA.organisationId, value: a.organisationId },
-          { key: SA.analysisId, value: a.id },
-          { key: SA.batchId, value: input.batchId },
-          { key: SA.status, value: 'processing' },
-          ...(a.externalId ? [{ key: SA.externalId, value: a.externalId }] : []),
-          ...(a.placeId ? [{ key: SA.placeId, value: a.placeId }] : []),
-          ...(a.taskId ? [{ key: SA.taskId, value: a.taskId }] : []),
-        ],
       }),
     ),
   );
@@ -64,7 +54,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
       });
       if (result?.status === 'completed') progress.completed++;
       else progress.failed++;
-      setStatus(progress.completed + progress.failed === progress.total ? 'completed' : 'partial');
+      setStatus(batchStatus(progress.total, progress.completed + progress.failed));
     }),
   );
   await condition(() => progress.completed + progress.failed === progress.total);

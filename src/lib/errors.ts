@@ -90,6 +90,16 @@ export class ValidationError extends AppError {
   }
 }
 
+/** A body field naming an id of another organisation, or of nobody: one issue of a 422 on that field. */
+export function unknownReference(field: string, what: string, id: string): FieldIssue {
+  return { field, message: `No ${what} with id '${id}'.`, code: 'unknown_reference' };
+}
+
+/** The 422 for a body whose fields are each fine but name things that are not there (one message listing them). */
+export function invalidReferences(issues: FieldIssue[]): ValidationError {
+  return new ValidationError(`Invalid body: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'A backing service is unavailable; the request was not completed and is safe to retry.') {
     super('SERVICE_UNAVAILABLE', 503, message);

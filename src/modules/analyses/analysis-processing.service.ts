@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
@@ -110,7 +111,7 @@ export class AnalysisProcessingService {
    */
   async finalize(analysisId: string, failedPasses: { runIndex: number; message: string }[]): Promise<AnalysisOutcome> {
     return this.em.transactional(async (em) => {
-      const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
       const runs = await em.find(AnalysisRun, { analysisId, status: 'succeeded' }, { orderBy: { runIndex: 'asc' } });
       if (runs.length === 0) {
@@ -161,7 +162,7 @@ export class AnalysisProcessingService {
   /** Ends the analysis as failed (image unusable), refunds its credit once, records the event. */
   async fail(analysisId: string, code: string, message: string): Promise<AnalysisOutcome> {
     return this.em.transactional(async (em) => {
-      const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: 4 });
+      const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
       return this.failIn(em, analysis, code, message);
     });

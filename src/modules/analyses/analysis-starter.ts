@@ -1,11 +1,10 @@
-import { imageHostOf } from '../../lib/image-host.js';
 import type { Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
-import { ANALYSIS_WORKFLOW, BATCH_WORKFLOW, type AnalysisWorkflow, type BatchWorkflow } from '../../temporal/contracts/analysis.js';
+import { ANALYSIS_WORKFLOW, BATCH_WORKFLOW, analysisWorkflowIdentity, type AnalysisWorkflow, type BatchWorkflow } from '../../temporal/contracts/analysis.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import { Analysis } from './analysis.entity.js';
@@ -47,19 +46,10 @@ export class AnalysisStarter {
   async startAnalysis(a: Analysis): Promise<void> {
     await startOnce(() =>
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
-        workflowId: a.id,
+        ...analysisWorkflowIdentity(a),
         taskQueue: this.queues.analyses,
         args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { imageHost: imageHostOf(a.imageUrl) },
-        typedSearchAttributes: [
-          { key: SA.organisationId, value: a.organisationId },
-          { key: SA.analysisId, value: a.id },
-          { key: SA.status, value: 'processing' },
-          ...(a.externalId ? [{ key: SA.externalId, value: a.externalId }] : []),
-          ...(a.placeId ? [{ key: SA.placeId, value: a.placeId }] : []),
-          ...(a.taskId ? [{ key: SA.taskId, value: a.taskId }] : []),
-        ],
       }),
     );
     // The outbox mark is not waited for: the row is durable and the workflow exists, so a mark lost

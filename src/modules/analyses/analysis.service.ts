@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { InsufficientCreditsError, NotFoundError, ValidationError } from '../../lib/errors.js';
+import { InsufficientCreditsError, NotFoundError, ValidationError, invalidReferences, unknownReference } from '../../lib/errors.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
@@ -15,6 +15,7 @@ import { AnalysisRepository, type AnalysisFilters } from './analysis.repository.
 import type { AnalysisStarter } from './analysis-starter.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
 import { Batch } from './batch.entity.js';
+import { batchStatus } from './batch-status.js';
 import { Task } from '../tasks/task.entity.js';
 
 export type Submitted = { analysis: Analysis; callbackSecret?: string };
@@ -55,10 +56,10 @@ export class AnalysisService {
     const foundPlaces = new Set(places.length ? (await this.places.repo.find({ organisationId, id: { $in: places } }, { fields: ['id'] })).map((p) => p.id) : []);
     const foundTasks = new Set(tasks.length ? (await this.em.find(Task, { organisationId, id: { $in: tasks } }, { fields: ['id'] })).map((t) => t.id) : []);
     const issues = images.flatMap((img, i) => [
-      ...(img.placeId && !foundPlaces.has(img.placeId) ? [{ field: fieldOf(i, 'placeId'), message: `No place with id '${img.placeId}'.`, code: 'unknown_reference' }] : []),
-      ...(img.taskId && !foundTasks.has(img.taskId) ? [{ field: fieldOf(i, 'taskId'), message: `No task with id '${img.taskId}'.`, code: 'unknown_reference' }] : []),
+      ...(img.placeId && !foundPlaces.has(img.placeId) ? [unknownReference(fieldOf(i, 'placeId'), 'place', img.placeId)] : []),
+      ...(img.taskId && !foundTasks.has(img.taskId) ? [unknownReference(fieldOf(i, 'taskId'), 'task', img.taskId)] : []),
     ]);
-    if (issues.length) throw new ValidationError(`Invalid body: ${issues.map((x) => `${x.field}: ${x.message}`).join('; ')}`, issues);
+    if (issues.length) throw invalidReferences(issues);
   }
 
   private newAnalysis(em: EntityManager, organisationId: string, img: BatchImageInput, extra: { batchId?: string; callbackUrl?: string; secret?: string; id?: string }) {
@@ -169,7 +170,7 @@ export class AnalysisService {
     const count = (s: string) => analyses.filter((a) => a.status === s).length;
     const processing = count('processing');
     const finished = analyses.length - processing;
-    const status = finished === 0 ? 'processing' : processing === 0 ? 'completed' : 'partial';
+    const status = batchStatus(analyses.length, finished);
     return { batch, analyses, processing, completed: count('completed'), failed: count('failed'), status } as const;
   }
 }

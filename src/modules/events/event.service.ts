@@ -25,4 +25,15 @@ export class EventService {
     const row = rows[0]!;
     return { id: row.id, type: e.type, created: row.inserted };
   }
+
+  /** The outbox mark: the event's deliveries exist and their workflows were started (the relay skips it). */
+  async markDispatched(em: EntityManager, eventId: string): Promise<void> {
+    await sql(em, `update events set dispatched_at = now() where id = ? and dispatched_at is null`, [eventId]);
+  }
+
+  /** Events committed but never dispatched before `before` (their process died in between), oldest first. */
+  async undispatched(em: EntityManager, before: Date, limit: number): Promise<string[]> {
+    const rows = await sql<{ id: string }>(em, `select id from events where dispatched_at is null and created_at < ? order by id limit ?`, [before, limit]);
+    return rows.map((r) => r.id);
+  }
 }

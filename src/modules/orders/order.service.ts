@@ -1,8 +1,9 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
-import { ConflictError, InvalidTransitionError, NotFoundError, ValidationError } from '../../lib/errors.js';
+import { ConflictError, InvalidTransitionError, NotFoundError, ValidationError, invalidReferences, unknownReference } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
@@ -64,14 +65,14 @@ export class OrderService {
 
   private async checkStore(organisationId: string, storeId: string | undefined) {
     if (storeId && !(await this.em.findOne(Place, { id: storeId, organisationId }, { fields: ['id'] }))) {
-      throw new ValidationError(`Invalid body: storeId: No place with id '${storeId}'.`, [{ field: 'storeId', message: `No place with id '${storeId}'.` }]);
+      throw invalidReferences([unknownReference('storeId', 'place', storeId)]);
     }
   }
 
   /** An accountId must name an account of this organisation (422 on the field, like storeId). */
   private async checkAccount(organisationId: string, accountId: string | null | undefined) {
     if (accountId && !(await this.em.findOne(Account, { id: accountId, organisationId }, { fields: ['id'] }))) {
-      throw new ValidationError(`Invalid body: accountId: No account with id '${accountId}'.`, [{ field: 'accountId', message: `No account with id '${accountId}'.`, code: 'unknown_reference' }]);
+      throw invalidReferences([unknownReference('accountId', 'account', accountId)]);
     }
   }
 
@@ -129,7 +130,7 @@ export class OrderService {
 
   async update(organisationId: string, id: string, input: UpdateOrderInput) {
     return this.em.transactional(async (em) => {
-      const order = await em.findOne(Order, { id, organisationId }, { lockMode: 4 });
+      const order = await em.findOne(Order, { id, organisationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!order) throw new NotFoundError('order', id);
       if (input.status !== undefined && input.status !== order.status) {
         const allowed = ORDER_TRANSITIONS[order.status as OrderStatus];

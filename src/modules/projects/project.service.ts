@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ValidationError } from '../../lib/errors.js';
+import { invalidReferences, unknownReference } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { Project } from './project.entity.js';
@@ -27,9 +27,7 @@ export class ProjectService {
   async assertExists(organisationId: string, projectId: string | null | undefined, field = 'projectId'): Promise<void> {
     if (!projectId) return;
     if (!(await this.repo.findInOrg(organisationId, projectId))) {
-      throw new ValidationError(`Invalid body: ${field}: No project with id '${projectId}'.`, [
-        { field, message: `No project with id '${projectId}'.`, code: 'unknown_reference' },
-      ]);
+      throw invalidReferences([unknownReference(field, 'project', projectId)]);
     }
   }
 }

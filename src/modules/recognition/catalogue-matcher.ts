@@ -37,6 +37,14 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 /** Brand + name similarity needed for a `probable` match. */
 export const PROBABLE_THRESHOLD = 0.5;
 
+/** A catalogue entry with what every matcher compares: its GTIN, its brand's tokens, its brand and name tokens. */
+export type IndexedEntry = { entry: CatalogueEntry; gtin: string | null; brand: Set<string>; tokens: Set<string> };
+
+/** The one way the catalogue is indexed, for this matcher and the local engine's label reader. */
+export function indexCatalogue(catalogue: CatalogueEntry[]): IndexedEntry[] {
+  return catalogue.map((entry) => ({ entry, gtin: normalizeGtin(entry.upc), brand: tokens(entry.brand), tokens: tokens(`${entry.brand} ${entry.name}`) }));
+}
+
 /**
  * Matches one recognized product to the catalogue: GTIN exact, then SKU exact (`matched`), then
  * brand and name similarity (`probable`), else `unmatched`.
@@ -44,15 +52,14 @@ export const PROBABLE_THRESHOLD = 0.5;
 export class CatalogueMatcher {
   private readonly byGtin = new Map<string, CatalogueEntry>();
   private readonly bySku = new Map<string, CatalogueEntry>();
-  private readonly indexed: { entry: CatalogueEntry; brand: Set<string>; all: Set<string> }[];
+  private readonly indexed: IndexedEntry[];
 
   constructor(catalogue: CatalogueEntry[]) {
-    for (const entry of catalogue) {
-      const gtin = normalizeGtin(entry.upc);
+    this.indexed = indexCatalogue(catalogue);
+    for (const { entry, gtin } of this.indexed) {
       if (gtin) this.byGtin.set(gtin, entry);
       this.bySku.set(entry.sku.toLowerCase(), entry);
     }
-    this.indexed = catalogue.map((entry) => ({ entry, brand: tokens(entry.brand), all: tokens(`${entry.brand} ${entry.name}`) }));
   }
 
   match(product: Pick<RecognizedProduct, 'upc' | 'sku' | 'brand' | 'description'>): Match {
@@ -66,7 +73,7 @@ export class CatalogueMatcher {
     for (const candidate of this.indexed) {
       const brandAgrees = brand.size === 0 || [...brand].some((t) => candidate.brand.has(t));
       if (!brandAgrees) continue;
-      const score = jaccard(all, candidate.all);
+      const score = jaccard(all, candidate.tokens);
       if (score > best.score) best = { status: score >= PROBABLE_THRESHOLD ? 'probable' : 'unmatched', entry: candidate.entry, score };
     }
     return best.status === 'probable' ? best : { status: 'unmatched', entry: null, score: best.score };

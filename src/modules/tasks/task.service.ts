@@ -1,7 +1,8 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
-import { InvalidTransitionError, NotFoundError, ValidationError } from '../../lib/errors.js';
+import { InvalidTransitionError, NotFoundError, invalidReferences, unknownReference, type FieldIssue } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { TASK_TRANSITIONS, type TaskStatus } from './task-transitions.js';
@@ -52,21 +53,21 @@ export class TaskService {
 
   /** Place and expectations must belong to the organisation: 422 on the field otherwise. */
   private async checkReferences(organisationId: string, input: { placeId?: string | null; assignedTo?: string | null; expectationIds?: string[]; projectId?: string | null }) {
-    const issues: { field: string; message: string; code?: string }[] = [];
+    const issues: FieldIssue[] = [];
     if (input.placeId && !(await this.em.findOne(Place, { id: input.placeId, organisationId }, { fields: ['id'] }))) {
-      issues.push({ field: 'placeId', message: `No place with id '${input.placeId}'.` });
+      issues.push(unknownReference('placeId', 'place', input.placeId));
     }
     // Like every other reference in a body: an id of another organisation, or of nobody, is a 422.
     if (input.assignedTo && !(await this.em.findOne(User, { id: input.assignedTo, organisationId }, { fields: ['id'] }))) {
-      issues.push({ field: 'assignedTo', message: `No member with id '${input.assignedTo}'.`, code: 'unknown_reference' });
+      issues.push(unknownReference('assignedTo', 'member', input.assignedTo));
     }
     if (input.expectationIds?.length) {
       const found = new Set((await this.em.find(InventoryItem, { organisationId, id: { $in: input.expectationIds } }, { fields: ['id'] })).map((i) => i.id));
       input.expectationIds.forEach((id, i) => {
-        if (!found.has(id)) issues.push({ field: `expectationIds[${i}]`, message: `No inventory item with id '${id}'.` });
+        if (!found.has(id)) issues.push(unknownReference(`expectationIds[${i}]`, 'inventory item', id));
       });
     }
-    if (issues.length) throw new ValidationError(`Invalid body: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, issues);
+    if (issues.length) throw invalidReferences(issues);
     await this.projects.assertExists(organisationId, input.projectId);
   }
 
@@ -123,7 +124,7 @@ export class TaskService {
    */
   async applyChange(taskId: string, change: UpdateTaskInput & { generationId?: string; complianceScore?: number | null; complianceGrade?: string | null }, actor: string | null): Promise<TaskChangeResult> {
     return this.em.transactional(async (em) => {
-      const task = await em.findOneOrFail(Task, { id: taskId }, { lockMode: 4 });
+      const task = await em.findOneOrFail(Task, { id: taskId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const updated: string[] = [];
       if (change.status !== undefined && change.status !== task.status) {
         const allowed = TASK_TRANSITIONS[task.status as TaskStatus];

@@ -75,10 +75,6 @@ export class DeliveryService {
     });
   }
 
-  async markDispatched(eventId: string): Promise<void> {
-    await sql(this.em, `update events set dispatched_at = now() where id = ? and dispatched_at is null`, [eventId]);
-  }
-
   /**
    * One attempt: claim the next attempt number, POST the signed body, record the attempt, and say
    * what the workflow should do next. Never throws for what the receiver did; only for our own I/O.

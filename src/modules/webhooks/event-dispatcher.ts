@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryWorkflow } from '../../temporal/contracts/delivery.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
+import type { EventService } from '../events/event.service.js';
 import type { DeliveryRef, DeliveryService } from './delivery.service.js';
 
 /**
@@ -16,6 +16,7 @@ export class EventDispatcher {
   constructor(
     private readonly em: EntityManager,
     private readonly deliveries: DeliveryService,
+    private readonly events: EventService,
     private readonly client: Client,
     private readonly queues: TaskQueues,
     private readonly retryDelaysMs: number[],
@@ -24,7 +25,7 @@ export class EventDispatcher {
   async dispatch(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
     const refs = await this.deliveries.fanOut(eventId, onlyWebhookId);
     for (const ref of refs) await this.start(ref, 'REJECT_DUPLICATE');
-    if (!onlyWebhookId) await this.deliveries.markDispatched(eventId);
+    if (!onlyWebhookId) await this.events.markDispatched(this.em, eventId);
     return refs;
   }
 
@@ -48,12 +49,8 @@ export class EventDispatcher {
 
   /** The relay's share: events committed but never dispatched (the process died in between). */
   async sweep(graceMs: number, limit = 100): Promise<number> {
-    const rows = await sql<{ id: string }>(
-      this.em,
-      `select id from events where dispatched_at is null and created_at < ? order by id limit ?`,
-      [new Date(Date.now() - graceMs), limit],
-    );
-    for (const row of rows) await this.dispatch(row.id);
-    return rows.length;
+    const ids = await this.events.undispatched(this.em, new Date(Date.now() - graceMs), limit);
+    for (const id of ids) await this.dispatch(id);
+    return ids.length;
   }
 }

@@ -103,7 +103,7 @@ export class WebhookService {
         dedupeKey: `webhook.test:${newId('event')}`,
         data: { webhookId: webhook.id, message: 'This is a test delivery.' },
       });
-      await em.getConnection().execute(`update events set dispatched_at = now() where id = ?`, [event.id], 'run', em.getTransactionContext());
+      await this.events.markDispatched(em, event.id);
       return event.id;
     });
     const [delivery] = await this.dispatcher().dispatch(eventId, webhook.id);

@@ -1,9 +1,13 @@
 // The analysis and batch workflows' contract: what callers start and query, what the workflows may
 // call. Workflows import this (and nothing else of the app); activities implement it; clients start
 // by the type name with these types. Types only from the domain, so nothing here pulls in services.
+import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
+import { imageHostOf } from '../../lib/image-host.js';
+import { SA } from './search-attributes.js';
 import type { AnalysisOutcome, PreparedImage } from '../../modules/analyses/analysis-processing.service.js';
 import type { BatchMember } from '../../modules/analyses/analysis.repository.js';
+import type { BatchStatus } from '../../modules/analyses/batch-status.js';
 
 export const ANALYSIS_WORKFLOW = 'analysisWorkflow';
 export const BATCH_WORKFLOW = 'batchWorkflow';
@@ -16,12 +20,34 @@ export type AnalysisProgress = { stage: 'fetching' | 'recognizing' | 'finalizing
 export const analysisProgressQuery = defineQuery<AnalysisProgress>('analysisProgress');
 
 export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string };
-export type BatchStatus = 'processing' | 'partial' | 'completed';
 export type BatchProgress = { status: BatchStatus; total: number; completed: number; failed: number };
 export type BatchWorkflow = (input: BatchWorkflowInput) => Promise<BatchProgress>;
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 
-export type { AnalysisOutcome, BatchMember, PreparedImage };
+export type { AnalysisOutcome, BatchMember, BatchStatus, PreparedImage };
+
+type AnalysisRef = { id: string; organisationId: string; imageUrl: string; externalId?: string | null; placeId?: string | null; taskId?: string | null };
+
+/**
+ * What every analysis workflow is started with besides its input, by the API or as a batch's child:
+ * workflow id = analysis id, the image host in the memo (never the URL: signed URLs carry tokens), and
+ * the search attributes operators filter on.
+ */
+export function analysisWorkflowIdentity(a: AnalysisRef, batchId?: string): { workflowId: string; memo: { imageHost: string }; typedSearchAttributes: SearchAttributePair[] } {
+  return {
+    workflowId: a.id,
+    memo: { imageHost: imageHostOf(a.imageUrl) },
+    typedSearchAttributes: [
+      { key: SA.organisationId, value: a.organisationId },
+      { key: SA.analysisId, value: a.id },
+      ...(batchId ? [{ key: SA.batchId, value: batchId }] : []),
+      { key: SA.status, value: 'processing' },
+      ...(a.externalId ? [{ key: SA.externalId, value: a.externalId }] : []),
+      ...(a.placeId ? [{ key: SA.placeId, value: a.placeId }] : []),
+      ...(a.taskId ? [{ key: SA.taskId, value: a.taskId }] : []),
+    ],
+  };
+}
 export type FailedPass = { runIndex: number; message: string };
 
 export interface AnalysisActivities {

@@ -191,7 +191,7 @@ describe('webhooks and callbacks', () => {
       assert.match(attempt!.error, /not allowed \(a private or reserved network\)/, url);
       assert.doesNotMatch(attempt!.error, /\d+\.\d+\.\d+\.\d+|::1|169\.254/, 'no address in the public error');
       // Leave nothing for a relay (of a test that runs one) to deliver for real.
-      await services.deliveries.markDispatched(event.id);
+      await services.events.markDispatched(em, event.id);
       await sql(em, `update deliveries set status = 'failed' where id = ?`, [ref!.id]);
       await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
     }

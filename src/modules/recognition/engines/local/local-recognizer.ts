@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { PSM } from 'tesseract.js';
-import { normalizeGtin, tokens } from '../../catalogue-matcher.js';
+import { indexCatalogue, tokens, type IndexedEntry } from '../../catalogue-matcher.js';
 import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
@@ -12,7 +12,7 @@ import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
 
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[] };
-type Entry = { entry: CatalogueEntry; tokens: Set<string>; brand: Set<string>; gtin: string | null };
+type Entry = IndexedEntry;
 type Placed = { units: number; centreX: number };
 
 /** How much of a label's offer a reading got: both prices beat one, one beats none. */
@@ -138,7 +138,7 @@ export class LocalRecognizer implements Recognizer {
   }
 
   private entries(catalogue: CatalogueEntry[]): Entry[] {
-    return catalogue.map((entry) => ({ entry, tokens: tokens(`${entry.brand} ${entry.name}`), brand: tokens(entry.brand), gtin: normalizeGtin(entry.upc) }));
+    return indexCatalogue(catalogue);
   }
 
   /**
