@@ -30,8 +30,10 @@ export function createAnalysisActivities({ services, config, recognizer }: Analy
 
     async recognizeImage({ analysisId, runIndex }) {
       const ctx = Context.current();
-      // A killed worker is noticed within the workflow's 20 s heartbeat timeout and the pass is retried elsewhere.
-      const heartbeat = setInterval(() => ctx.heartbeat(), 5_000);
+      // A killed worker is noticed within the heartbeat timeout (RECOGNITION_HEARTBEAT_TIMEOUT_MS) and the
+      // pass is retried elsewhere; beating at a quarter of it survives a late beat or two.
+      const every = Math.max(250, Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 20_000) / 4));
+      const heartbeat = setInterval(() => ctx.heartbeat(), every);
       try {
         return await services.analysisProcessing.recognize(analysisId, runIndex, await recognizer(), ctx.cancellationSignal);
       } catch (err) {

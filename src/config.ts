@@ -25,6 +25,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ALLOW_PRIVATE_NETWORK_FETCH: bool.default(false),
   ANALYSIS_RUNS: z.coerce.number().int().min(1).max(10).default(1),
+  // How soon a recognition pass whose worker died is retried elsewhere (the activity heartbeats at a quarter of it).
+  RECOGNITION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
   ANALYSIS_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
   IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
   /** Images whose header claims more pixels are refused (IMAGE_TOO_LARGE) before anything is decoded. */

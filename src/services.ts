@@ -55,7 +55,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   };
   const queues = taskQueues(config.TASK_QUEUE_PREFIX);
   let starter: AnalysisStarter | undefined;
-  const analysisStarter = () => (starter ??= new AnalysisStarter(em, temporal(), queues, logger));
+  const analysisStarter = () => (starter ??= new AnalysisStarter(em, temporal(), queues, logger, config.RECOGNITION_HEARTBEAT_TIMEOUT_MS));
   const tasks = new TaskService(em, projects, events, alerts, { lowComplianceGrade: config.LOW_COMPLIANCE_GRADE, priceMismatchShare: config.PRICE_MISMATCH_SHARE });
   let dispatcher: EventDispatcher | undefined;
   const eventDispatcher = () => (dispatcher ??= new EventDispatcher(em, deliveries, events, temporal(), queues, config.WEBHOOK_RETRY_SCHEDULE_MS));

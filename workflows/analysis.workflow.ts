@@ -74,7 +74,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   const recognition = proxyActivities<AnalysisActivities>({
     taskQueue: input.recognitionTaskQueue,
     startToCloseTimeout: '5 minutes',
-    heartbeatTimeout: '20 seconds',
+    heartbeatTimeout: input.heartbeatTimeoutMs ?? 20_000,
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['RecognitionRejectedError'] },
   });
 

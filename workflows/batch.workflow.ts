@@ -37,7 +37,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
     analyses.map((a) =>
       startChild(analysisWorkflow, {
         ...analysisWorkflowIdentity(a, input.batchId),
-        args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue, taskId: a.taskId }],
+        args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue, taskId: a.taskId, heartbeatTimeoutMs: input.heartbeatTimeoutMs }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
+import { createWorkers } from '../../workers/create-workers.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import type { Runtime } from '../../src/runtime.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
@@ -11,8 +12,6 @@ function quietTemporal() {
   installed = true;
   TemporalRuntime.install({ logger: new DefaultLogger('WARN') });
 }
-
-const workflowsPath = new URL('../../workflows/index.ts', import.meta.url).pathname;
 
 export function uniquePrefix(name: string): string {
   return `test-${name}-${randomBytes(4).toString('hex')}-`;
@@ -27,12 +26,8 @@ export async function startTestWorkers(runtime: Runtime, recognizer: Recognizer)
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
   const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
   const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => recognizer });
-  const workers = await Promise.all([
-    Worker.create({ connection, taskQueue: queues.analyses, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
-    Worker.create({ connection, taskQueue: queues.tasks, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
-    Worker.create({ connection, taskQueue: queues.deliveries, workflowsPath, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 8 }),
-    Worker.create({ connection, taskQueue: queues.recognition, activities, namespace: runtime.config.TEMPORAL_NAMESPACE, maxConcurrentActivityTaskExecutions: 4 }),
-  ]);
+  // The production set of workers (one workflow bundle per test process), with test-sized slots.
+  const workers = await createWorkers({ connection, namespace: runtime.config.TEMPORAL_NAMESPACE, queues, activities, activitySlots: 8, recognitionSlots: 4 });
   const running = Promise.all(workers.map((w) => w.run()));
   return {
     queues,

@@ -68,10 +68,19 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     // Writes are their own category.
     assert.equal((await a.request('POST', '/projects', { key: org.keys.write, body: { name: 'p' } })).status, 201);
 
-    const wait = Number(limited[0]!.headers.get('retry-after'));
-    await new Promise((r) => setTimeout(r, (wait + 1) * 1000));
+    // The window rolls on: rather than sleep through it, move this key's counters 61 s into the past
+    // (what the store would see a minute later) and ask again through the other process.
+    const em = a.runtime.orm.em.fork();
+    const moved = await sql<{ bucket: string }>(
+      em,
+      `update rate_limit_windows set seconds = array(select s - 61 from unnest(seconds) as s)
+        where bucket in (select 'key:' || id || ':reads' from api_keys where organisation_id = ?) returning bucket`,
+      [org.id],
+    );
+    assert.equal(moved.length, 1, "the read key's window");
     const again = await request(b.base, 'GET', '/places', { key: org.keys.read });
     assert.equal(again.status, 200, 'after the window passes requests succeed again');
+    assert.equal(again.headers.get('x-ratelimit-remaining'), '59', 'with the whole window free again');
   });
 
   it('a batch takes one analysis slot per image, all or nothing', async () => {
@@ -131,7 +140,7 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     assert.equal((await a.request('GET', '/places', { key })).status, 200);
     assert.equal((await request(b.base, 'GET', '/places', { key })).status, 200);
     const list = await a.request('GET', '/api-keys', { key: org.keys.admin });
-    assert.ok(list.body.data.every((k: any) => k.key === undefined));
+    assert.ok(list.body.data.length >= 2 && list.body.data.every((k: any) => k.key === undefined));
     assert.ok(!JSON.stringify(list.body).includes(key));
     assert.ok(list.body.data.find((k: any) => k.id === created.body.data.id && k.prefix === key.slice(0, 15)));
 

@@ -41,6 +41,7 @@ export class AnalysisStarter {
     private readonly client: Client,
     private readonly queues: TaskQueues,
     private readonly logger: Logger,
+    private readonly heartbeatTimeoutMs: number,
   ) {}
 
   async startAnalysis(a: Analysis): Promise<void> {
@@ -48,7 +49,7 @@ export class AnalysisStarter {
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         ...analysisWorkflowIdentity(a),
         taskQueue: this.queues.analyses,
-        args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null }],
+        args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null, heartbeatTimeoutMs: this.heartbeatTimeoutMs }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),
     );
@@ -63,7 +64,7 @@ export class AnalysisStarter {
       this.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
         workflowId: b.id,
         taskQueue: this.queues.analyses,
-        args: [{ batchId: b.id, recognitionTaskQueue: this.queues.recognition }],
+        args: [{ batchId: b.id, recognitionTaskQueue: this.queues.recognition, heartbeatTimeoutMs: this.heartbeatTimeoutMs }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         memo: { total: b.total },
         typedSearchAttributes: [

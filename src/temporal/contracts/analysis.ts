@@ -12,14 +12,20 @@ import type { BatchStatus } from '../../modules/analyses/batch-status.js';
 export const ANALYSIS_WORKFLOW = 'analysisWorkflow';
 export const BATCH_WORKFLOW = 'batchWorkflow';
 
-export type AnalysisWorkflowInput = { analysisId: string; recognitionTaskQueue: string; taskId?: string | null };
+export type AnalysisWorkflowInput = {
+  analysisId: string;
+  recognitionTaskQueue: string;
+  taskId?: string | null;
+  /** RECOGNITION_HEARTBEAT_TIMEOUT_MS; absent in workflows started before it existed (20 s). */
+  heartbeatTimeoutMs?: number;
+};
 export type AnalysisWorkflowResult = { analysisId: string; status: 'completed' | 'failed'; productCount: number; errorCode: string | null };
 export type AnalysisWorkflow = (input: AnalysisWorkflowInput) => Promise<AnalysisWorkflowResult>;
 
 export type AnalysisProgress = { stage: 'fetching' | 'recognizing' | 'finalizing' | 'done'; passesDone: number; passesFailed: number };
 export const analysisProgressQuery = defineQuery<AnalysisProgress>('analysisProgress');
 
-export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string };
+export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string; heartbeatTimeoutMs?: number };
 export type BatchProgress = { status: BatchStatus; total: number; completed: number; failed: number };
 export type BatchWorkflow = (input: BatchWorkflowInput) => Promise<BatchProgress>;
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');

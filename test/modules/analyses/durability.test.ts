@@ -19,7 +19,8 @@ describe('durability between the database, Temporal and worker processes', () =>
   const children: ChildProcess[] = [];
 
   before(async () => {
-    api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, ANALYSIS_RUNS: 1 });
+    // A dead worker's pass is retried after 3 s of silence instead of the default 20.
+    api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, ANALYSIS_RUNS: 1, RECOGNITION_HEARTBEAT_TIMEOUT_MS: 3000 });
     org = await createTestOrg(api.runtime, { credits: 10 });
     host = await startImageHost({ '/beans.png': { body: await pngOfWidth(90) } });
   });
