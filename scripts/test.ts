@@ -5,9 +5,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from './lib/fresh-database.js';
+import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -47,13 +49,18 @@ try {
     say(`Temporal dev server at ${temporalAddress}`);
   }
 
+  // The workflow code bundled once for the whole run: every test process and worker process loads it.
+  const bundlePath = join(root, '.data', 'test', `workflow-bundle-${process.pid}.js`);
+  await writeWorkflowBundle(bundlePath);
+  cleanups.push(() => rm(bundlePath, { force: true }));
+
   const files = testFiles(join(root, 'test'), process.argv.slice(2));
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],
     {
       stdio: 'inherit',
-      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true' },
+      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true', WORKFLOW_BUNDLE_PATH: bundlePath },
     },
   );
   exitCode = await new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));

@@ -27,6 +27,8 @@ const schema = z.object({
   ANALYSIS_RUNS: z.coerce.number().int().min(1).max(10).default(1),
   // How soon a recognition pass whose worker died is retried elsewhere (the activity heartbeats at a quarter of it).
   RECOGNITION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+  // A workflow bundle built ahead (npm test builds one per run); unset: each worker process bundles at start.
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   ANALYSIS_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
   IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
   /** Images whose header claims more pixels are refused (IMAGE_TOO_LARGE) before anything is decoded. */
@@ -34,6 +36,8 @@ const schema = z.object({
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   RECOGNIZER: z.string().default('local'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
+  // How old an unconfirmed start must be before the relay makes it (the API's own start goes first).
+  OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(500).default(10_000),
   /** Waits after each failed attempt (decisions.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()

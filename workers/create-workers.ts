@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
 import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
@@ -10,6 +12,13 @@ export function workflowBundle(): Promise<WorkflowBundle> {
   return (bundle ??= bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
 }
 
+/** Bundles the workflow code into a file, for WORKFLOW_BUNDLE_PATH (npm test does it once per run). */
+export async function writeWorkflowBundle(path: string): Promise<void> {
+  const { code } = await workflowBundle();
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, code);
+}
+
 export type WorkerSet = {
   connection: NativeConnection;
   namespace: string;
@@ -19,6 +28,8 @@ export type WorkerSet = {
   activitySlots: number;
   /** Activity slots of the recognition queue (CPU-heavy). */
   recognitionSlots: number;
+  /** WORKFLOW_BUNDLE_PATH: a bundle built ahead; otherwise the code is bundled here, once per process. */
+  bundlePath?: string;
 };
 
 /**
@@ -28,7 +39,7 @@ export type WorkerSet = {
  */
 export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
   const { connection, namespace, queues, activities } = set;
-  const workflows = { workflowBundle: await workflowBundle() };
+  const workflows = { workflowBundle: set.bundlePath ? { codePath: set.bundlePath } : await workflowBundle() };
   return Promise.all([
     Worker.create({ connection, namespace, taskQueue: queues.analyses, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots, maxConcurrentWorkflowTaskExecutions: 50 }),
     Worker.create({ connection, namespace, taskQueue: queues.tasks, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots }),

@@ -39,6 +39,7 @@ const workers = await createWorkers({
   activities,
   activitySlots: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
   recognitionSlots: Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
+  bundlePath: config.WORKFLOW_BUNDLE_PATH,
 });
 
 const health = createServer((req, res) => {
@@ -59,7 +60,7 @@ let sweeping = false;
 const relay = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
-  inContext(() => Promise.all([services.analysisStarter().sweep(10_000), services.taskCommands().sweep(10_000), services.eventDispatcher().sweep(10_000)]))
+  inContext(() => Promise.all([services.analysisStarter().sweep(config.OUTBOX_RELAY_GRACE_MS), services.taskCommands().sweep(config.OUTBOX_RELAY_GRACE_MS), services.eventDispatcher().sweep(config.OUTBOX_RELAY_GRACE_MS)]))
     .then(([analyses, tasks, events]) => analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'))
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));

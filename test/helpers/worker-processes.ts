@@ -17,6 +17,7 @@ export function spawnWorker(prefix: string, opts: { relay?: boolean; env?: Recor
       WORKER_HEALTH_PORT: '0',
       LOG_LEVEL: 'warn',
       OUTBOX_RELAY_INTERVAL_MS: opts.relay ? '500' : '3600000',
+      OUTBOX_RELAY_GRACE_MS: '2000',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -17,7 +17,8 @@ describe('task timers across a killed worker', () => {
   let dueAt: number;
 
   before(async () => {
-    dueAt = Date.now() + 25_000;
+    // Long enough to start a worker, let the workflows reach their timers and kill it (asserted below).
+    dueAt = Date.now() + 15_000;
     api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, TASK_OVERDUE_AFTER_MS: dueAt - Date.parse(`${today}T00:00:00Z`) });
     org = await createTestOrg(api.runtime);
   });
