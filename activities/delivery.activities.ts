@@ -1,11 +1,12 @@
+import type { Commands } from '../src/commands.js';
 import type { Config } from '../src/config.js';
 import type { Services } from '../src/services.js';
 import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
 
-export type DeliveryActivityDeps = { services: Services; config: Config };
+export type DeliveryActivityDeps = { services: Services; commands: Commands; config: Config };
 
 /** Activities of event fan-out and delivery. */
-export function createDeliveryActivities({ services, config }: DeliveryActivityDeps): DeliveryActivities {
+export function createDeliveryActivities({ services, commands, config }: DeliveryActivityDeps): DeliveryActivities {
   return {
     async attemptDelivery({ deliveryId, nextDelayMs }) {
       return services.deliveries.attempt(deliveryId, nextDelayMs, {
@@ -16,7 +17,7 @@ export function createDeliveryActivities({ services, config }: DeliveryActivityD
     },
 
     async dispatchEvents({ eventIds }) {
-      const dispatcher = services.eventDispatcher();
+      const dispatcher = commands.events;
       let deliveries = 0;
       for (const eventId of eventIds) deliveries += (await dispatcher.dispatch(eventId)).length;
       return { deliveries };

@@ -4,6 +4,7 @@ import type { Config } from '../src/config.js';
 import type { Orm } from '../src/db/orm.js';
 import type { Logger } from '../src/lib/logger.js';
 import type { Recognizer } from '../src/modules/recognition/recognizer.js';
+import { createCommands } from '../src/commands.js';
 import { createServices } from '../src/services.js';
 import type { AlertActivities } from '../src/temporal/contracts/alert.js';
 import type { AnalysisActivities } from '../src/temporal/contracts/analysis.js';
@@ -38,10 +39,11 @@ function withOrmContext<T extends Record<string, ActivityFunction>>(orm: Orm, ac
  * retries it without end.
  */
 export function createActivities(deps: ActivityDeps): Activities {
-  const services = createServices(deps.orm.em, { config: deps.config, temporal: deps.client, logger: deps.logger });
+  const services = createServices(deps.orm.em, { config: deps.config, logger: deps.logger });
+  const commands = createCommands(services, { client: deps.client, config: deps.config, logger: deps.logger });
   const activities: Activities = {
     ...createAnalysisActivities({ services, config: deps.config, recognizer: deps.recognizer }),
-    ...createDeliveryActivities({ services, config: deps.config }),
+    ...createDeliveryActivities({ services, commands, config: deps.config }),
     ...createTaskActivities({ services }),
     ...createAlertActivities({ services }),
   };

@@ -2,22 +2,25 @@ import { config, type Config } from './config.js';
 import { initORM, type Orm } from './db/orm.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { closeRedisWindows } from './modules/rate-limits/redis-windows.js';
+import { createCommands, type Commands } from './commands.js';
 import { createServices, type Services } from './services.js';
 import { createTemporalClient, type TemporalHandle } from './temporal/client.js';
 
-export type Runtime = { config: Config; orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger; close(): Promise<void> };
+export type Runtime = { config: Config; orm: Orm; services: Services; commands: Commands; temporal: TemporalHandle; logger: Logger; close(): Promise<void> };
 
-/** What every long-running process needs: config parsed once, the ORM, the services, one Temporal client. */
+/** What every long-running process needs: config parsed once, the ORM, the services and commands, one Temporal client. */
 export async function createRuntime(name: string, overrides: Partial<Config> = {}): Promise<Runtime> {
   const cfg = { ...config(), ...overrides };
   const logger = createLogger(cfg.LOG_LEVEL, name);
   const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX);
   const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
-  const services = createServices(orm.em, { config: cfg, temporal: temporal.client, logger });
+  const services = createServices(orm.em, { config: cfg, logger });
+  const commands = createCommands(services, { client: temporal.client, config: cfg, logger });
   return {
     config: cfg,
     orm,
     services,
+    commands,
     temporal,
     logger,
     async close() {

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './http/app.js';
-import { backgroundStartsSettled } from './modules/analyses/analysis-starter.js';
+import { backgroundStartsSettled } from './modules/analyses/analysis-commands.js';
 import { createRuntime } from './runtime.js';
 
 /** The API process. */

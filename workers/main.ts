@@ -17,7 +17,7 @@ import { taskQueues } from '../src/temporal/contracts/task-queues.js';
 // Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
 const base = appConfig();
 const runtime = await createRuntime('worker', { DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10) });
-const { config, logger, services } = runtime;
+const { config, logger, services, commands } = runtime;
 /** The relay and housekeeping, like activities and requests, each run in their own MikroORM context. */
 const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm.em, fn);
 // The SDK's own logs go through our logger, at our level.
@@ -60,7 +60,7 @@ let sweeping = false;
 const relay = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
-  inContext(() => Promise.all([services.analysisStarter().sweep(config.OUTBOX_RELAY_GRACE_MS), services.taskCommands().sweep(config.OUTBOX_RELAY_GRACE_MS), services.eventDispatcher().sweep(config.OUTBOX_RELAY_GRACE_MS)]))
+  inContext(() => Promise.all([commands.analyses.sweep(config.OUTBOX_RELAY_GRACE_MS), commands.tasks.sweep(config.OUTBOX_RELAY_GRACE_MS), commands.events.sweep(config.OUTBOX_RELAY_GRACE_MS)]))
     .then(([analyses, tasks, events]) => analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'))
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));

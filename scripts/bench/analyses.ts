@@ -51,7 +51,7 @@ const imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type
 await new Promise<void>((r) => imageHost.listen(0, '127.0.0.1', r));
 const imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/shelf.jpg`;
 
-const services = createServices(runtime.orm.em.fork(), { config: runtime.config, temporal: runtime.temporal.client, logger: runtime.logger });
+const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 const org = await services.organisations.create({ name: 'Bench', plan: 'scale', credits: 10 * N + 10 });
 const { secret } = await services.apiKeys.create(org.id, 'write', 'bench');
 const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };

@@ -23,6 +23,7 @@ import { newId } from '../../src/lib/ids.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { benchEnvironment } from './setup.js';
+import { createCommands } from '../../src/commands.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -41,7 +42,7 @@ const say = (msg: string) => console.error(`[bench] ${msg}`);
 const { databaseUrl, devServer } = await benchEnvironment(7258);
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
 const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_FETCH: true });
-const services = createServices(runtime.orm.em.fork(), { config: runtime.config, temporal: runtime.temporal.client, logger: runtime.logger });
+const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 // One enterprise organisation with limits no benchmark reaches, 1,000 analyses, 16 read keys.
 const org = await services.organisations.create({
@@ -250,7 +251,7 @@ let td = performance.now();
 await Promise.all(
   Array.from({ length: 20 }, async () => {
     while (nextEvent < eventIds.length) {
-      await createServices(runtime.orm.em.fork(), { config: runtime.config, temporal: runtime.temporal.client }).eventDispatcher().dispatch(eventIds[nextEvent++]!);
+      await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), { client: runtime.temporal.client, config: runtime.config }).events.dispatch(eventIds[nextEvent++]!);
     }
   }),
 );

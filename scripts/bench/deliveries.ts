@@ -10,6 +10,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { benchEnvironment } from './setup.js';
+import { createCommands } from '../../src/commands.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 2);
@@ -18,7 +19,7 @@ const { devServer } = await benchEnvironment(7256);
 
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
 const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, ALLOW_PRIVATE_NETWORK_FETCH: true, LOG_LEVEL: 'silent', DATABASE_POOL_MAX: 40 });
-const services = createServices(runtime.orm.em.fork(), { config: runtime.config, temporal: runtime.temporal.client, logger: runtime.logger });
+const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 let received = 0;
 let lastAt = 0;
@@ -48,12 +49,10 @@ const worker = await Worker.create({ connection, taskQueue: queues.deliveries, w
 const running = worker.run();
 
 const t0 = performance.now();
-const dispatcher = services.eventDispatcher();
 let next = 0;
 await Promise.all(Array.from({ length: 10 }, async () => {
-  while (next < eventIds.length) await createServices(runtime.orm.em.fork(), { config: runtime.config, temporal: runtime.temporal.client }).eventDispatcher().dispatch(eventIds[next++]!);
+  while (next < eventIds.length) await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), { client: runtime.temporal.client, config: runtime.config }).events.dispatch(eventIds[next++]!);
 }));
-void dispatcher;
 const dispatched = performance.now();
 const expected = EVENTS * ENDPOINTS;
 while (received < expected) await new Promise((r) => setTimeout(r, 50));

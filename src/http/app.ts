@@ -8,6 +8,7 @@ import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
 import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import type { Logger } from '../lib/logger.js';
 import { parseOrThrow } from '../lib/validation.js';
+import type { Commands } from '../commands.js';
 import type { Services } from '../services.js';
 import type { TemporalHandle } from '../temporal/client.js';
 import { temporalHealthy } from '../temporal/client.js';
@@ -22,7 +23,7 @@ import { apiRoutes } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
 
-export type AppDeps = { orm: Orm; services: Services; temporal: TemporalHandle; logger: Logger; config: Config };
+export type AppDeps = { orm: Orm; services: Services; commands: Commands; temporal: TemporalHandle; logger: Logger; config: Config };
 
 function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
@@ -96,8 +97,8 @@ function mount(router: Router, route: RouteDefinition, services: Services, authF
 }
 
 export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] } {
-  const { orm, services, temporal, logger, config } = deps;
-  const routes = apiRoutes(services);
+  const { orm, services, commands, temporal, logger, config } = deps;
+  const routes = apiRoutes(services, commands);
   const openapi = buildOpenApiDocument(routes);
   const referencePage = renderReferencePage(openapi as never);
 

@@ -12,20 +12,21 @@ import { orderRoutes } from '../modules/orders/order.routes.js';
 import { reportRoutes } from '../modules/reports/report.routes.js';
 import { memberRoutes } from '../modules/members/member.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
+import type { Commands } from '../commands.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
 
 /** Every API route; the router and the OpenAPI document are both built from this list. */
-export function apiRoutes(s: Services): RouteDefinition[] {
+export function apiRoutes(s: Services, c: Commands): RouteDefinition[] {
   return [
     ...projectRoutes(s.projects),
     ...placeRoutes(s.places),
     ...inventoryRoutes(s.inventory),
-    ...analysisRoutes(s.analyses),
+    ...analysisRoutes(s.analyses, c.analyses),
     ...productRoutes(s.products),
-    ...webhookRoutes(s.webhooks),
-    ...taskRoutes(s.tasks, s.taskCommands),
-    ...alertRoutes(s.alerts, s.alertCommands),
+    ...webhookRoutes(s.webhooks, c.webhooks),
+    ...taskRoutes(s.tasks, c.tasks),
+    ...alertRoutes(s.alerts, c.alerts),
     ...accountRoutes(s.accounts),
     ...orderRoutes(s.orders),
     ...reportRoutes(s.reports),

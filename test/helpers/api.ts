@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
-import { backgroundStartsSettled } from '../../src/modules/analyses/analysis-starter.js';
+import { backgroundStartsSettled } from '../../src/modules/analyses/analysis-commands.js';
 import type { RouteDefinition } from '../../src/http/route.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 

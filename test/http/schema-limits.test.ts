@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { initORM, type Orm } from '../../src/db/orm.js';
 import { apiRoutes } from '../../src/http/routes.js';
 import type { Services } from '../../src/services.js';
+import type { Commands } from '../../src/commands.js';
 
 /**
  * Which table each request body writes to, by operation; nested arrays name their own entity.
@@ -102,7 +103,7 @@ describe('request schemas fit the columns they are stored in', () => {
   it('every request field is bounded, and no bound exceeds its column (read from the entity metadata)', () => {
     const metas = new Map(Object.values(orm.getMetadata().getAll()).map((m: EntityMetadata) => [m.className, m]));
     const problems: string[] = [];
-    for (const route of apiRoutes({} as Services)) {
+    for (const route of apiRoutes({} as Services, {} as Commands)) {
       if (!route.body) continue;
       const mapping = WRITES[route.operationId];
       if (!mapping) {

@@ -6,7 +6,7 @@ import type { AlertService } from './alert.service.js';
 const params = idParams('alr_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'Alerts';
 
-export function alertRoutes(alerts: AlertService, commands: () => AlertCommands) {
+export function alertRoutes(alerts: AlertService, commands: AlertCommands) {
   return [
     defineRoute({
       method: 'get',
@@ -47,7 +47,7 @@ export function alertRoutes(alerts: AlertService, commands: () => AlertCommands)
       status: 200,
       response: dataEnvelope(alertSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params, body }) => ({ body: { data: serializeAlert(await commands().update(auth.organisationId, params.id, body, auth.apiKeyId)) } }),
+      handler: async ({ auth, params, body }) => ({ body: { data: serializeAlert(await commands.update(auth.organisationId, params.id, body, auth.apiKeyId)) } }),
     }),
   ];
 }

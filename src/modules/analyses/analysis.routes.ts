@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { dataEnvelope, defineRoute, idParams, listEnvelope } from '../../http/route.js';
 import { serializeProduct } from '../products/product.schemas.js';
 import type { AnalysisService } from './analysis.service.js';
+import type { AnalysisCommands } from './analysis-commands.js';
 import {
   analysisDetailSchema,
   analysisSchema,
@@ -20,7 +21,7 @@ function slotPerImage(body: unknown): number {
   return Array.isArray(images) ? Math.max(1, images.length) : 1;
 }
 
-export function analysisRoutes(analyses: AnalysisService) {
+export function analysisRoutes(analyses: AnalysisService, commands: AnalysisCommands) {
   return [
     defineRoute({
       method: 'post',
@@ -35,7 +36,7 @@ export function analysisRoutes(analyses: AnalysisService) {
       response: dataEnvelope(submittedAnalysisSchema),
       errors: ['INSUFFICIENT_CREDITS'],
       handler: async ({ auth, body }) => {
-        const { analysis, callbackSecret } = await analyses.submit(auth.organisationId, body);
+        const { analysis, callbackSecret } = await commands.submit(auth.organisationId, body);
         return {
           status: 202,
           body: {
@@ -63,7 +64,7 @@ export function analysisRoutes(analyses: AnalysisService) {
       response: dataEnvelope(submittedBatchSchema),
       errors: ['INSUFFICIENT_CREDITS'],
       handler: async ({ auth, body }) => {
-        const { batch, analyses: rows } = await analyses.submitBatch(auth.organisationId, body.images, body.callbackUrl);
+        const { batch, analyses: rows } = await commands.submitBatch(auth.organisationId, body.images, body.callbackUrl);
         return {
           status: 202,
           body: {

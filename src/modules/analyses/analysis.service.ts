@@ -12,7 +12,6 @@ import type { PlaceService } from '../places/place.service.js';
 import { Product } from '../products/product.entity.js';
 import { Analysis } from './analysis.entity.js';
 import { AnalysisRepository, type AnalysisFilters } from './analysis.repository.js';
-import type { AnalysisStarter } from './analysis-starter.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
 import { Batch } from './batch.entity.js';
 import { batchStatus } from './batch-status.js';
@@ -40,7 +39,6 @@ export class AnalysisService {
     private readonly em: EntityManager,
     private readonly credits: CreditService,
     private readonly places: PlaceService,
-    private readonly starter: () => AnalysisStarter,
     private readonly totalRuns: number,
     private readonly alerts: AlertService,
     private readonly creditsLowThreshold: number,
@@ -96,15 +94,11 @@ export class AnalysisService {
     });
   }
 
-  /**
-   * Charges the credit and writes the analysis in one transaction; the workflow starts after the
-   * commit, without the answer waiting for it (decisions.md: "Submissions answer at the commit").
-   */
+  /** Charges the credit and writes the analysis in one transaction (AnalysisCommands starts its workflow). */
   async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
     await this.assertPlaces(organisationId, [input], (_i, f) => f);
     const secret = input.callbackUrl ? callbackSecret() : undefined;
     const analysis = await submissions.submit(organisationId, { service: this, input, secret });
-    await this.starter().startInBackground(analysis);
     return { analysis, callbackSecret: secret };
   }
 
@@ -144,7 +138,6 @@ export class AnalysisService {
       await em.flush();
       return { batch: b, analyses: rows };
     });
-    await this.starter().startSoon(() => this.starter().startBatch(batch));
     return { batch, analyses: analyses.map((analysis, i) => ({ analysis, callbackSecret: secrets[i] })) };
   }
 

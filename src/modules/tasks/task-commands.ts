@@ -20,7 +20,7 @@ export class TaskCommands {
     private readonly tasks: TaskService,
     private readonly client: Client,
     private readonly queues: TaskQueues,
-    private readonly dispatcher: () => EventDispatcher,
+    private readonly dispatcher: EventDispatcher,
     private readonly overdueAfterMs: number,
     private readonly logger: Logger,
   ) {}
@@ -48,7 +48,7 @@ export class TaskCommands {
     // Both are repeated by the worker's relay if this process dies here.
     try {
       await this.start(task);
-      await this.dispatcher().dispatch(eventId);
+      await this.dispatcher.dispatch(eventId);
     } catch (err) {
       this.logger.warn({ err, taskId: task.id }, 'task workflow start or event dispatch deferred to the relay');
     }
@@ -65,7 +65,7 @@ export class TaskCommands {
       if (err instanceof WorkflowNotFoundError) {
         // The workflow has ended (the task is final): field edits still apply, transitions are refused.
         const result = await this.tasks.applyChange(id, change, actor);
-        if (result.eventIds.length) for (const e of result.eventIds) await this.dispatcher().dispatch(e);
+        if (result.eventIds.length) for (const e of result.eventIds) await this.dispatcher.dispatch(e);
         return result.task;
       }
       throw toAppError(err, id);

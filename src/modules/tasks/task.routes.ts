@@ -6,7 +6,7 @@ import { createTaskBody, listTasksQuery, summarizeTask, taskDetailSchema, taskSc
 const params = idParams('tsk_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'Tasks';
 
-export function taskRoutes(tasks: TaskService, commands: () => TaskCommands) {
+export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
   return [
     defineRoute({
       method: 'post',
@@ -18,7 +18,7 @@ export function taskRoutes(tasks: TaskService, commands: () => TaskCommands) {
       body: createTaskBody,
       status: 201,
       response: dataEnvelope(taskDetailSchema),
-      handler: async ({ auth, body }) => ({ status: 201, body: { data: await commands().create(auth.organisationId, body) } }),
+      handler: async ({ auth, body }) => ({ status: 201, body: { data: await commands.create(auth.organisationId, body) } }),
     }),
     defineRoute({
       method: 'get',
@@ -60,7 +60,7 @@ export function taskRoutes(tasks: TaskService, commands: () => TaskCommands) {
       status: 200,
       response: dataEnvelope(taskDetailSchema),
       errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
-      handler: async ({ auth, params, body }) => ({ body: { data: await commands().update(auth.organisationId, params.id, body, auth.apiKeyId) } }),
+      handler: async ({ auth, params, body }) => ({ body: { data: await commands.update(auth.organisationId, params.id, body, auth.apiKeyId) } }),
     }),
     defineRoute({
       method: 'delete',
@@ -73,7 +73,7 @@ export function taskRoutes(tasks: TaskService, commands: () => TaskCommands) {
       response: dataEnvelope(deletedSchema),
       errors: ['NOT_FOUND'],
       handler: async ({ auth, params }) => {
-        await commands().delete(auth.organisationId, params.id);
+        await commands.delete(auth.organisationId, params.id);
         return { body: { data: { id: params.id, deleted: true } } };
       },
     }),

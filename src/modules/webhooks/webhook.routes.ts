@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
 import type { WebhookService } from './webhook.service.js';
+import type { WebhookCommands } from './webhook-commands.js';
 import {
   createWebhookBody,
   deliverySchema,
@@ -19,7 +20,7 @@ const params = idParams('wh_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const deliveryParams = z.object({ id: z.string().min(1).max(100), deliveryId: z.string().min(1).max(100) });
 const tag = 'Webhooks';
 
-export function webhookRoutes(webhooks: WebhookService) {
+export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommands) {
   return [
     defineRoute({
       method: 'post',
@@ -123,7 +124,7 @@ export function webhookRoutes(webhooks: WebhookService) {
       status: 200,
       response: dataEnvelope(testEventSchema),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      handler: async ({ auth, params }) => ({ body: { data: await webhooks.sendTest(auth.organisationId, params.id) } }),
+      handler: async ({ auth, params }) => ({ body: { data: await commands.sendTest(auth.organisationId, params.id) } }),
     }),
     defineRoute({
       method: 'get',
@@ -160,7 +161,7 @@ export function webhookRoutes(webhooks: WebhookService) {
       response: dataEnvelope(deliverySchema),
       errors: ['NOT_FOUND', 'CONFLICT'],
       handler: async ({ auth, params }) => {
-        const d = await webhooks.redeliver(auth.organisationId, params.id, params.deliveryId);
+        const d = await commands.redeliver(auth.organisationId, params.id, params.deliveryId);
         return { body: { data: serializeDelivery(d, await webhooks.attemptsOf(d.id)) } };
       },
     }),

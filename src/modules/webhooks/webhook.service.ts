@@ -6,7 +6,6 @@ import type { Page } from '../../lib/pagination.js';
 import type { EventService } from '../events/event.service.js';
 import { Delivery, DeliveryAttempt, type DeliveryStatus } from './delivery.entity.js';
 import type { DeliveryService } from './delivery.service.js';
-import type { EventDispatcher } from './event-dispatcher.js';
 import { generateWebhookSecret } from './signature.js';
 import { Webhook } from './webhook.entity.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.schemas.js';
@@ -21,7 +20,6 @@ export class WebhookService {
     private readonly em: EntityManager,
     private readonly events: EventService,
     private readonly deliveries: DeliveryService,
-    private readonly dispatcher: () => EventDispatcher,
     private readonly allowInsecureUrls: boolean,
   ) {
     this.repo = new TenantRepository(em, Webhook);
@@ -89,8 +87,8 @@ export class WebhookService {
     return webhook;
   }
 
-  /** A `webhook.test` event delivered to this endpoint only, through the normal delivery path. */
-  async sendTest(organisationId: string, id: string) {
+  /** The `webhook.test` event for this endpoint, committed (WebhookCommands delivers it). */
+  async recordTest(organisationId: string, id: string): Promise<{ eventId: string; webhookId: string }> {
     const webhook = await this.get(organisationId, id);
     // Deliveries only go to active endpoints; a test that could never be sent is refused up front.
     if (webhook.status !== 'active') {
@@ -106,8 +104,7 @@ export class WebhookService {
       await this.events.markDispatched(em, event.id);
       return event.id;
     });
-    const [delivery] = await this.dispatcher().dispatch(eventId, webhook.id);
-    return { eventId, deliveryId: delivery!.id };
+    return { eventId, webhookId: webhook.id };
   }
 
   async listDeliveries(organisationId: string, webhookId: string, filters: { status?: DeliveryStatus; event?: string }, page: Page) {
@@ -120,8 +117,8 @@ export class WebhookService {
     return { ...result, attempts };
   }
 
-  /** Sends a finished delivery again, same delivery id, as a new run of its workflow. */
-  async redeliver(organisationId: string, webhookId: string, deliveryId: string) {
+  /** A finished delivery set back to pending, committed (WebhookCommands starts its new run). */
+  async reopenDelivery(organisationId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
     await this.get(organisationId, webhookId);
     const delivery = await this.deliveryRepo.findOne({ id: deliveryId, organisationId, webhookId });
     if (!delivery) throw new NotFoundError('delivery', deliveryId);
@@ -129,7 +126,6 @@ export class WebhookService {
     delivery.status = 'pending';
     delivery.completedAt = null;
     await this.em.flush();
-    await this.dispatcher().start({ id: delivery.id, organisationId, webhookId, eventType: delivery.eventType }, 'ALLOW_DUPLICATE');
     return delivery;
   }
 

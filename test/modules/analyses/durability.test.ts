@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../../src/db/sql.js';
+import { createCommands } from '../../../src/commands.js';
+import { backgroundStartsSettled } from '../../../src/modules/analyses/analysis-commands.js';
 import { createServices } from '../../../src/services.js';
 import { createTemporalClient } from '../../../src/temporal/client.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
@@ -62,8 +64,9 @@ describe('durability between the database, Temporal and worker processes', () =>
   it('a commit whose workflow start never happened is started by the relay, once', async () => {
     // The API's Temporal is unreachable: the analysis is committed and charged, its start deferred.
     const unreachable = createTemporalClient('127.0.0.1:1', 'default');
-    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, temporal: unreachable.client, logger: api.runtime.logger });
-    const { analysis } = await services.analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
+    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, logger: api.runtime.logger });
+    const { analysis } = await createCommands(services, { client: unreachable.client, config: api.runtime.config, logger: api.runtime.logger }).analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
+    await backgroundStartsSettled();
     await unreachable.connection.close().catch(() => undefined);
     const em = api.runtime.orm.em.fork();
     const [row] = await sql<{ workflow_started_at: Date | null }>(em, `select workflow_started_at from analyses where id = ?`, [analysis.id]);
@@ -79,8 +82,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(done.status, 'completed');
 
     // Starting it again (the API and the relay racing) finds the same workflow; nothing runs twice.
-    const starter = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, temporal: api.runtime.temporal.client, logger: api.runtime.logger }).analysisStarter();
-    await starter.startAnalysis(analysis);
+    await api.runtime.commands.analyses.startAnalysis(analysis);
     const runs = [];
     for await (const wf of api.runtime.temporal.client.workflow.list({ query: `WorkflowId = "${analysis.id}"` })) runs.push(wf);
     assert.equal(runs.length, 1);

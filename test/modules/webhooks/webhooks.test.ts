@@ -11,6 +11,7 @@ import { startReceiver } from '../../helpers/receiver.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
 import { waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
+import { createCommands } from '../../../src/commands.js';
 
 // Stripe's verifier is an independent implementation of the same t=…,v1=… scheme.
 const stripe = new Stripe('sk_test_unused');
@@ -179,7 +180,7 @@ describe('webhooks and callbacks', () => {
   });
 
   it('refuses private, loopback, link-local and metadata addresses with the guard on, before connecting', async () => {
-    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, temporal: api.runtime.temporal.client });
+    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config });
     for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://localhost/hook']) {
       const hook = await createHook(url);
       const em = api.runtime.orm.em.fork();
@@ -206,13 +207,13 @@ describe('webhooks and callbacks', () => {
       assert.equal(res.status, 201);
     }
     const em = api.runtime.orm.em.fork();
-    const services = createServices(em, { config: api.runtime.config, temporal: api.runtime.temporal.client });
+    const services = createServices(em, { config: api.runtime.config });
     const eventIds: string[] = [];
     for (let i = 0; i < EVENTS; i++) {
       const e = await em.transactional((tx) => services.events.record(tx, { organisationId: fanOrg.id, type: 'task.created', dedupeKey: `fan:${fanOrg.id}:${i}`, data: { taskId: `tsk_${i}` } }));
       eventIds.push(e.id);
     }
-    const dispatcher = services.eventDispatcher();
+    const dispatcher = createCommands(services, { client: api.runtime.temporal.client, config: api.runtime.config }).events;
     let next = 0;
     await Promise.all(Array.from({ length: 10 }, async () => {
       while (next < eventIds.length) await dispatcher.dispatch(eventIds[next++]!);

@@ -9,6 +9,8 @@ import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import { Analysis } from './analysis.entity.js';
 import { Batch } from './batch.entity.js';
+import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
+import type { AnalysisService, Submitted } from './analysis.service.js';
 
 const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_key, items) => {
   const ids = items.map((i) => i.id);
@@ -31,18 +33,37 @@ export async function backgroundStartsSettled(): Promise<void> {
 }
 
 /**
- * Starts analysis and batch workflows with the entity id as workflow id, then records that the
- * workflow exists. Starting twice is harmless (the second start finds the first), so the API's
- * immediate start and the relay's sweep can overlap without doing work twice.
+ * Submissions and their workflows: AnalysisService commits (row, credit, outbox), this starts the
+ * analysis and batch workflows with the entity id as workflow id, then records that the workflow
+ * exists. Starting twice is harmless (the second start finds the first), so the API's immediate
+ * start and the relay's sweep can overlap without doing work twice.
  */
-export class AnalysisStarter {
+export class AnalysisCommands {
   constructor(
+    private readonly analyses: AnalysisService,
     private readonly em: EntityManager,
     private readonly client: Client,
     private readonly queues: TaskQueues,
     private readonly logger: Logger,
     private readonly heartbeatTimeoutMs: number,
   ) {}
+
+  /**
+   * Charges and commits, then answers without waiting for the workflow start (decisions.md:
+   * "Submissions answer at the commit").
+   */
+  async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
+    const submitted = await this.analyses.submit(organisationId, input);
+    await this.startInBackground(submitted.analysis);
+    return submitted;
+  }
+
+  /** One transaction for the whole batch, then its one workflow (which starts a child per image). */
+  async submitBatch(organisationId: string, images: BatchImageInput[], callbackUrl?: string) {
+    const submitted = await this.analyses.submitBatch(organisationId, images, callbackUrl);
+    await this.startSoon(() => this.startBatch(submitted.batch));
+    return submitted;
+  }
 
   async startAnalysis(a: Analysis): Promise<void> {
     await startOnce(() =>

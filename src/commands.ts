@@ -1,0 +1,33 @@
+import type { Client } from '@temporalio/client';
+import { config as globalConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import { AlertCommands } from './modules/alerts/alert-commands.js';
+import { AnalysisCommands } from './modules/analyses/analysis-commands.js';
+import { TaskCommands } from './modules/tasks/task-commands.js';
+import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
+import { WebhookCommands } from './modules/webhooks/webhook-commands.js';
+import type { Services } from './services.js';
+import { taskQueues } from './temporal/contracts/task-queues.js';
+
+export type CommandContext = { client: Client; config?: Config; logger?: Logger };
+
+/**
+ * What starts and messages workflows, built on the domain services and the process's one Temporal
+ * client: submissions, task and alert changes, event fan-out and webhook actions, and the relay's sweeps.
+ */
+export function createCommands(services: Services, context: CommandContext) {
+  const config = context.config ?? globalConfig();
+  const logger = context.logger ?? createLogger(config.LOG_LEVEL, 'commands');
+  const { client } = context;
+  const queues = taskQueues(config.TASK_QUEUE_PREFIX);
+  const events = new EventDispatcher(services.em, services.deliveries, services.events, client, queues, config.WEBHOOK_RETRY_SCHEDULE_MS);
+  return {
+    analyses: new AnalysisCommands(services.analyses, services.em, client, queues, logger, config.RECOGNITION_HEARTBEAT_TIMEOUT_MS),
+    tasks: new TaskCommands(services.tasks, client, queues, events, config.TASK_OVERDUE_AFTER_MS, logger),
+    alerts: new AlertCommands(services.alerts, client, queues),
+    webhooks: new WebhookCommands(services.webhooks, events),
+    events,
+  };
+}
+
+export type Commands = ReturnType<typeof createCommands>;
