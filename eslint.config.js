@@ -8,16 +8,32 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       // node:test's describe/it return promises the runner itself tracks.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Test doubles and JSON bodies are typed loosely on purpose in places; the compiler still checks the rest.
       '@typescript-eslint/no-explicit-any': 'off',
       'no-constant-condition': ['error', { checkLoops: false }],
@@ -31,9 +47,19 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(node:|@mikro-orm/|@temporalio/(client|worker|activity)|pg$|koa|ioredis)', message: 'Workflow code runs in the replay sandbox: no I/O modules.' },
-            { regex: '^\\.\\./(activities|workers|scripts)/', message: 'Workflows call activities through their contract types only (src/temporal/contracts).' },
-            { regex: '^\\.\\./src/(?!temporal/contracts/|modules/tasks/task-transitions|modules/analyses/batch-status|lib/image-host)', message: 'Workflows import only the contracts and the pure modules.' },
+            {
+              regex: '^(node:|@mikro-orm/|@temporalio/(client|worker|activity)|pg$|koa|ioredis)',
+              message: 'Workflow code runs in the replay sandbox: no I/O modules.',
+            },
+            {
+              regex: '^\\.\\./(activities|workers|scripts)/',
+              message: 'Workflows call activities through their contract types only (src/temporal/contracts).',
+            },
+            {
+              regex:
+                '^\\.\\./src/(?!temporal/contracts/|modules/tasks/task-transitions|modules/analyses/batch-status|lib/image-host)',
+              message: 'Workflows import only the contracts and the pure modules.',
+            },
           ],
         },
       ],

@@ -35,10 +35,19 @@ export function createAnalysisActivities({ services, config, recognizer }: Analy
       const every = Math.max(250, Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 20_000) / 4));
       const heartbeat = setInterval(() => ctx.heartbeat(), every);
       try {
-        return await services.analysisProcessing.recognize(analysisId, runIndex, await recognizer(), ctx.cancellationSignal);
+        return await services.analysisProcessing.recognize(
+          analysisId,
+          runIndex,
+          await recognizer(),
+          ctx.cancellationSignal,
+        );
       } catch (err) {
         if (err instanceof RecognitionRejectedError) {
-          throw ApplicationFailure.create({ type: 'RecognitionRejectedError', message: err.message, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'RecognitionRejectedError',
+            message: err.message,
+            nonRetryable: true,
+          });
         }
         throw err;
       } finally {

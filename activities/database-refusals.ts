@@ -20,7 +20,13 @@ const CONDITION_NAMES: Record<string, string> = {
   '23514': 'check constraint violation',
 };
 
-type DatabaseError = Error & { code?: unknown; table?: unknown; column?: unknown; constraint?: unknown; cause?: unknown };
+type DatabaseError = Error & {
+  code?: unknown;
+  table?: unknown;
+  column?: unknown;
+  constraint?: unknown;
+  cause?: unknown;
+};
 
 /** A PostgreSQL error (as pg or MikroORM's DriverException carries it) somewhere in the cause chain. */
 function databaseError(err: unknown): DatabaseError | null {
@@ -36,7 +42,9 @@ function databaseError(err: unknown): DatabaseError | null {
  * are customer data) and some sentences quote the offending value after a colon: both are cut.
  */
 function serverSentence(err: Error): string {
-  const afterStatement = err.message.includes(' - ') ? err.message.slice(err.message.lastIndexOf(' - ') + 3) : err.message;
+  const afterStatement = err.message.includes(' - ')
+    ? err.message.slice(err.message.lastIndexOf(' - ') + 3)
+    : err.message;
   return afterStatement.split(': ')[0]!.slice(0, 200);
 }
 
@@ -61,7 +69,9 @@ export function databaseRefusal(err: unknown): ApplicationFailure | null {
   const table = str(e.table) ?? statementTable(e);
   const column = str(e.column);
   const constraint = str(e.constraint);
-  const where = [table && `table ${table}`, column && `column ${column}`, constraint && `constraint ${constraint}`].filter(Boolean).join(', ');
+  const where = [table && `table ${table}`, column && `column ${column}`, constraint && `constraint ${constraint}`]
+    .filter(Boolean)
+    .join(', ');
   const name = CONDITION_NAMES[sqlState] ?? (sqlState.startsWith('22') ? 'data exception' : 'integrity violation');
   return ApplicationFailure.create({
     type: DATABASE_REFUSED,

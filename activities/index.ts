@@ -16,7 +16,13 @@ import { withDatabaseRefusals } from './database-refusals.js';
 import { createDeliveryActivities } from './delivery.activities.js';
 import { createTaskActivities } from './task.activities.js';
 
-export type ActivityDeps = { orm: Orm; config: Config; recognizer: () => Promise<Recognizer>; client: Client; logger?: Logger };
+export type ActivityDeps = {
+  orm: Orm;
+  config: Config;
+  recognizer: () => Promise<Recognizer>;
+  client: Client;
+  logger?: Logger;
+};
 
 export type Activities = AnalysisActivities & DeliveryActivities & TaskActivities & AlertActivities;
 
@@ -29,7 +35,10 @@ type ActivityFunction = (...args: any[]) => Promise<unknown>;
  */
 function withOrmContext<T extends Record<string, ActivityFunction>>(orm: Orm, activities: T): T {
   return Object.fromEntries(
-    Object.entries(activities).map(([name, fn]) => [name, (...args: unknown[]) => RequestContext.create(orm.em, () => fn(...args))]),
+    Object.entries(activities).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => RequestContext.create(orm.em, () => fn(...args)),
+    ]),
   ) as T;
 }
 
@@ -47,5 +56,8 @@ export function createActivities(deps: ActivityDeps): Activities {
     ...createTaskActivities({ services }),
     ...createAlertActivities({ services }),
   };
-  return withOrmContext(deps.orm, withDatabaseRefusals(activities as unknown as Record<string, ActivityFunction>)) as unknown as Activities;
+  return withOrmContext(
+    deps.orm,
+    withDatabaseRefusals(activities as unknown as Record<string, ActivityFunction>),
+  ) as unknown as Activities;
 }

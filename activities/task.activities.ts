@@ -9,7 +9,12 @@ async function typed<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof AppError && err.status < 500) {
-      throw ApplicationFailure.create({ type: err.code, message: err.message, details: err.details ? [err.details] : [], nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: err.code,
+        message: err.message,
+        details: err.details ? [err.details] : [],
+        nonRetryable: true,
+      });
     }
     throw err;
   }

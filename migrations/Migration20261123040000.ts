@@ -10,7 +10,9 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261123040000 extends Migration {
   override async up(): Promise<void> {
     this.addSql(`drop table if exists "rate_limit_hits" cascade;`);
-    this.addSql(`create unlogged table "rate_limit_windows" ("bucket" text not null, "seconds" bigint[] not null, "counts" int[] not null, "touched_at" bigint not null, constraint "rate_limit_windows_pkey" primary key ("bucket"));`);
+    this.addSql(
+      `create unlogged table "rate_limit_windows" ("bucket" text not null, "seconds" bigint[] not null, "counts" int[] not null, "touched_at" bigint not null, constraint "rate_limit_windows_pkey" primary key ("bucket"));`,
+    );
     this.addSql(`
 create or replace function rate_limit_take(p_bucket text, p_limit int, p_weight int, p_take boolean)
 returns table (allowed boolean, used int, reset_at bigint, retry_after int)
@@ -73,7 +75,9 @@ $fn$;`);
   override async down(): Promise<void> {
     this.addSql(`drop function if exists rate_limit_take(text, int, int, boolean);`);
     this.addSql(`drop table if exists "rate_limit_windows" cascade;`);
-    this.addSql(`create table "rate_limit_hits" ("id" bigserial primary key, "bucket" varchar(255) not null, "at" timestamptz not null, "weight" int not null);`);
+    this.addSql(
+      `create table "rate_limit_hits" ("id" bigserial primary key, "bucket" varchar(255) not null, "at" timestamptz not null, "weight" int not null);`,
+    );
     this.addSql(`create index "rate_limit_hits_bucket_at_index" on "rate_limit_hits" ("bucket", "at");`);
   }
 }

@@ -63,7 +63,12 @@ try {
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     say('starting the Temporal dev server on 127.0.0.1:7233');
-    const server: DevServer = await startDevServer({ port: 7233, uiPort: 8233, dbFile: join(dataDir, 'temporal.db'), log: say });
+    const server: DevServer = await startDevServer({
+      port: 7233,
+      uiPort: 8233,
+      dbFile: join(dataDir, 'temporal.db'),
+      log: say,
+    });
     cleanups.push(() => server.stop());
     temporalAddress = server.address;
     say(`Temporal Web UI: ${server.uiUrl}`);

@@ -27,12 +27,16 @@ export function findTemporalCli(log: (msg: string) => void = console.error): str
     if (existsSync(process.env.TEMPORAL_CLI_PATH)) return process.env.TEMPORAL_CLI_PATH;
     throw new Error(`TEMPORAL_CLI_PATH=${process.env.TEMPORAL_CLI_PATH} does not exist`);
   }
-  const found = onPath('temporal') ?? (existsSync(join(CACHE_BIN, 'temporal')) ? join(CACHE_BIN, 'temporal') : undefined);
+  const found =
+    onPath('temporal') ?? (existsSync(join(CACHE_BIN, 'temporal')) ? join(CACHE_BIN, 'temporal') : undefined);
   if (found) return found;
   if (!onPath('go')) return undefined;
   log(`Building the Temporal CLI once with 'go install ${CLI_MODULE}' into ${CACHE_BIN} (several minutes)...`);
   mkdirSync(CACHE_BIN, { recursive: true });
-  const result = spawnSync('go', ['install', CLI_MODULE], { env: { ...process.env, GOBIN: CACHE_BIN }, stdio: 'inherit' });
+  const result = spawnSync('go', ['install', CLI_MODULE], {
+    env: { ...process.env, GOBIN: CACHE_BIN },
+    stdio: 'inherit',
+  });
   if (result.status === 0 && existsSync(join(CACHE_BIN, 'temporal'))) return join(CACHE_BIN, 'temporal');
   log('go install of the Temporal CLI failed.');
   return undefined;
@@ -59,7 +63,13 @@ export function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 60_000
 
 export type DevServer = { address: string; uiUrl?: string; stop(): Promise<void> };
 
-export type DevServerOptions = { port: number; uiPort?: number; dbFile?: string; headless?: boolean; log?: (msg: string) => void };
+export type DevServerOptions = {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  headless?: boolean;
+  log?: (msg: string) => void;
+};
 
 /** Starts `temporal server start-dev` with our search attributes registered. */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
@@ -67,7 +77,17 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const cli = findTemporalCli(log);
   const saArgs = SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]);
   if (!cli) return startDownloadedDevServer(opts, log);
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn', ...saArgs];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--log-level',
+    'warn',
+    ...saArgs,
+  ];
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');

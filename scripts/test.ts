@@ -21,7 +21,8 @@ function testFiles(dir: string, filter: string[]): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...testFiles(path, filter));
-    else if (name.endsWith('.test.ts') && (filter.length === 0 || filter.some((f) => relative(root, path).includes(f)))) out.push(path);
+    else if (name.endsWith('.test.ts') && (filter.length === 0 || filter.some((f) => relative(root, path).includes(f))))
+      out.push(path);
   }
   return out.sort();
 }
@@ -34,7 +35,11 @@ try {
   let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!serverUrl) {
     say('no DATABASE_URL: starting an embedded PostgreSQL');
-    const db = await startEmbeddedPostgres(join(root, '.data', 'test'), Number(process.env.EMBEDDED_PG_PORT ?? 54330), say);
+    const db = await startEmbeddedPostgres(
+      join(root, '.data', 'test'),
+      Number(process.env.EMBEDDED_PG_PORT ?? 54330),
+      say,
+    );
     cleanups.push(() => db.stop());
     serverUrl = db.url;
   }
@@ -43,7 +48,11 @@ try {
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    const server = await startDevServer({ port: Number(process.env.TEST_TEMPORAL_PORT ?? 7244), headless: true, log: say });
+    const server = await startDevServer({
+      port: Number(process.env.TEST_TEMPORAL_PORT ?? 7244),
+      headless: true,
+      log: say,
+    });
     cleanups.push(() => server.stop());
     temporalAddress = server.address;
     say(`Temporal dev server at ${temporalAddress}`);
@@ -57,10 +66,18 @@ try {
   const files = testFiles(join(root, 'test'), process.argv.slice(2));
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],
+    ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...files],
     {
       stdio: 'inherit',
-      env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true', WORKFLOW_BUNDLE_PATH: bundlePath },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: databaseUrl,
+        TEMPORAL_ADDRESS: temporalAddress,
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+        ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',
+        WORKFLOW_BUNDLE_PATH: bundlePath,
+      },
     },
   );
   exitCode = await new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));

@@ -20,9 +20,23 @@ export function createCommands(services: Services, context: CommandContext) {
   const logger = context.logger ?? createLogger(config.LOG_LEVEL, 'commands');
   const { client } = context;
   const queues = taskQueues(config.TASK_QUEUE_PREFIX);
-  const events = new EventDispatcher(services.em, services.deliveries, services.events, client, queues, config.WEBHOOK_RETRY_SCHEDULE_MS);
+  const events = new EventDispatcher(
+    services.em,
+    services.deliveries,
+    services.events,
+    client,
+    queues,
+    config.WEBHOOK_RETRY_SCHEDULE_MS,
+  );
   return {
-    analyses: new AnalysisCommands(services.analyses, services.em, client, queues, logger, config.RECOGNITION_HEARTBEAT_TIMEOUT_MS),
+    analyses: new AnalysisCommands(
+      services.analyses,
+      services.em,
+      client,
+      queues,
+      logger,
+      config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
+    ),
     tasks: new TaskCommands(services.tasks, client, queues, events, config.TASK_OVERDUE_AFTER_MS, logger),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events),

@@ -30,7 +30,11 @@ const schema = z.object({
   // A workflow bundle built ahead (npm test builds one per run); unset: each worker process bundles at start.
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   ANALYSIS_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
-  IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
+  IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(15 * 1024 * 1024),
   /** Images whose header claims more pixels are refused (IMAGE_TOO_LARGE) before anything is decoded. */
   IMAGE_MAX_PIXELS: z.coerce.number().int().min(1_000_000).max(268_000_000).default(64_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
@@ -45,7 +49,10 @@ const schema = z.object({
     .transform((s) => s.split(',').map((v) => Number(v.trim())))
     .refine((a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n >= 0), 'comma-separated milliseconds'),
   /** A task is overdue this long after the start (00:00 UTC) of its due date: by default when the day ends. */
-  TASK_OVERDUE_AFTER_MS: z.coerce.number().int().default(24 * 3600 * 1000),
+  TASK_OVERDUE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .default(24 * 3600 * 1000),
   /** Grades below this raise a low_compliance alert. */
   LOW_COMPLIANCE_GRADE: z.enum(['A', 'B', 'C', 'D']).default('C'),
   /** A matched product's price further than this share from the item's expectedPrice raises price_mismatch. */
@@ -54,7 +61,11 @@ const schema = z.object({
   CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).default(10),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   /** An endpoint whose deliveries have all failed for this long is disabled. */
-  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3600 * 1000),
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 24 * 3600 * 1000),
   /**
    * Keys that encrypt the secrets kept at rest (webhook and callback signing secrets, stored
    * idempotent answers): comma-separated, 32 bytes each as 64 hex characters or base64; the first
@@ -63,7 +74,10 @@ const schema = z.object({
   SECRETS_KEY: z
     .string()
     .optional()
-    .refine((v) => v === undefined || secretKeysValid(v), 'comma-separated keys of 32 bytes (64 hex characters or base64)'),
+    .refine(
+      (v) => v === undefined || secretKeysValid(v),
+      'comma-separated keys of 32 bytes (64 hex characters or base64)',
+    ),
   /** Keeps the rate-limit windows in Redis (one Lua script per request); unset: an UNLOGGED PostgreSQL table. */
   REDIS_URL: z.string().url().optional(),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
@@ -80,7 +94,11 @@ function secretKeysValid(v: string): boolean {
 
 const checked = schema.superRefine((c, ctx) => {
   if (c.NODE_ENV === 'production' && !c.SECRETS_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'required in production (stored secrets are encrypted with it)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SECRETS_KEY'],
+      message: 'required in production (stored secrets are encrypted with it)',
+    });
   }
 });
 

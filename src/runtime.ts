@@ -6,7 +6,15 @@ import { createCommands, type Commands } from './commands.js';
 import { createServices, type Services } from './services.js';
 import { createTemporalClient, type TemporalHandle } from './temporal/client.js';
 
-export type Runtime = { config: Config; orm: Orm; services: Services; commands: Commands; temporal: TemporalHandle; logger: Logger; close(): Promise<void> };
+export type Runtime = {
+  config: Config;
+  orm: Orm;
+  services: Services;
+  commands: Commands;
+  temporal: TemporalHandle;
+  logger: Logger;
+  close(): Promise<void>;
+};
 
 /** What every long-running process needs: config parsed once, the ORM, the services and commands, one Temporal client. */
 export async function createRuntime(name: string, overrides: Partial<Config> = {}): Promise<Runtime> {

@@ -44,7 +44,10 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const redisUrl = config.REDIS_URL;
   const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl) : undefined);
   const deliveries = new DeliveryService(em, alerts, logger);
-  const tasks = new TaskService(em, projects, events, alerts, { lowComplianceGrade: config.LOW_COMPLIANCE_GRADE, priceMismatchShare: config.PRICE_MISMATCH_SHARE });
+  const tasks = new TaskService(em, projects, events, alerts, {
+    lowComplianceGrade: config.LOW_COMPLIANCE_GRADE,
+    priceMismatchShare: config.PRICE_MISMATCH_SHARE,
+  });
   return {
     em,
     apiKeys: new ApiKeyService(em),

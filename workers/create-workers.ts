@@ -1,6 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  Worker,
+  type NativeConnection,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
 import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
 
@@ -41,9 +47,37 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
   const { connection, namespace, queues, activities } = set;
   const workflows = { workflowBundle: set.bundlePath ? { codePath: set.bundlePath } : await workflowBundle() };
   return Promise.all([
-    Worker.create({ connection, namespace, taskQueue: queues.analyses, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots, maxConcurrentWorkflowTaskExecutions: 50 }),
-    Worker.create({ connection, namespace, taskQueue: queues.tasks, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots }),
-    Worker.create({ connection, namespace, taskQueue: queues.deliveries, ...workflows, activities, maxConcurrentActivityTaskExecutions: set.activitySlots }),
-    Worker.create({ connection, namespace, taskQueue: queues.recognition, activities, maxConcurrentActivityTaskExecutions: set.recognitionSlots }),
+    Worker.create({
+      connection,
+      namespace,
+      taskQueue: queues.analyses,
+      ...workflows,
+      activities,
+      maxConcurrentActivityTaskExecutions: set.activitySlots,
+      maxConcurrentWorkflowTaskExecutions: 50,
+    }),
+    Worker.create({
+      connection,
+      namespace,
+      taskQueue: queues.tasks,
+      ...workflows,
+      activities,
+      maxConcurrentActivityTaskExecutions: set.activitySlots,
+    }),
+    Worker.create({
+      connection,
+      namespace,
+      taskQueue: queues.deliveries,
+      ...workflows,
+      activities,
+      maxConcurrentActivityTaskExecutions: set.activitySlots,
+    }),
+    Worker.create({
+      connection,
+      namespace,
+      taskQueue: queues.recognition,
+      activities,
+      maxConcurrentActivityTaskExecutions: set.recognitionSlots,
+    }),
   ]);
 }

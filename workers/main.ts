@@ -16,12 +16,15 @@ import { taskQueues } from '../src/temporal/contracts/task-queues.js';
  */
 // Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
 const base = appConfig();
-const runtime = await createRuntime('worker', { DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10) });
+const runtime = await createRuntime('worker', {
+  DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10),
+});
 const { config, logger, services, commands } = runtime;
 /** The relay and housekeeping, like activities and requests, each run in their own MikroORM context. */
 const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm.em, fn);
 // The SDK's own logs go through our logger, at our level.
-const sdkLevel: LogLevel = ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
+const sdkLevel: LogLevel =
+  ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
 Runtime.install({
   logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
     const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
@@ -31,7 +34,13 @@ Runtime.install({
 const TASK_QUEUES = taskQueues(config.TASK_QUEUE_PREFIX);
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 let recognizer: Promise<Recognizer> | undefined;
-const activities = createActivities({ orm: runtime.orm, config, client: runtime.temporal.client, logger, recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)) });
+const activities = createActivities({
+  orm: runtime.orm,
+  config,
+  client: runtime.temporal.client,
+  logger,
+  recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)),
+});
 const workers = await createWorkers({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
@@ -60,8 +69,17 @@ let sweeping = false;
 const relay = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
-  inContext(() => Promise.all([commands.analyses.sweep(config.OUTBOX_RELAY_GRACE_MS), commands.tasks.sweep(config.OUTBOX_RELAY_GRACE_MS), commands.events.sweep(config.OUTBOX_RELAY_GRACE_MS)]))
-    .then(([analyses, tasks, events]) => analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'))
+  inContext(() =>
+    Promise.all([
+      commands.analyses.sweep(config.OUTBOX_RELAY_GRACE_MS),
+      commands.tasks.sweep(config.OUTBOX_RELAY_GRACE_MS),
+      commands.events.sweep(config.OUTBOX_RELAY_GRACE_MS),
+    ]),
+  )
+    .then(
+      ([analyses, tasks, events]) =>
+        analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'),
+    )
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);

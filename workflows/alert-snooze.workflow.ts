@@ -1,5 +1,10 @@
 import { condition, log, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { snoozeSignal, type AlertActivities, type AlertSnoozeInput, type AlertSnoozeWorkflow } from '../src/temporal/contracts/alert.js';
+import {
+  snoozeSignal,
+  type AlertActivities,
+  type AlertSnoozeInput,
+  type AlertSnoozeWorkflow,
+} from '../src/temporal/contracts/alert.js';
 import { BOOKKEEPING, NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
 

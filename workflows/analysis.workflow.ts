@@ -19,8 +19,18 @@ import {
   type FailedPass,
 } from '../src/temporal/contracts/analysis.js';
 import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
-import { analysisFinishedSignal, analysisSubmittedSignal, type TaskActivities } from '../src/temporal/contracts/task.js';
-import { BOOKKEEPING, BOOKKEEPING_LOCAL, DATABASE_REFUSED, NEEDS_ATTENTION, SETTLING } from '../src/temporal/contracts/durable-steps.js';
+import {
+  analysisFinishedSignal,
+  analysisSubmittedSignal,
+  type TaskActivities,
+} from '../src/temporal/contracts/task.js';
+import {
+  BOOKKEEPING,
+  BOOKKEEPING_LOCAL,
+  DATABASE_REFUSED,
+  NEEDS_ATTENTION,
+  SETTLING,
+} from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
 
 /** Fetch: a flaky host gets a few tries; a definite answer (404, not an image, private address) none. */
@@ -48,17 +58,33 @@ const dispatching = proxyActivities<DeliveryActivities>(BOOKKEEPING);
 /** Recording a finished analysis on a task whose own workflow has ended (a final task). */
 const taskBookkeeping = proxyActivities<TaskActivities>(BOOKKEEPING);
 
-const IMAGE_CODES = new Set(['IMAGE_UNREACHABLE', 'IMAGE_HTTP_ERROR', 'IMAGE_NOT_AN_IMAGE', 'IMAGE_TOO_LARGE', 'IMAGE_ADDRESS_BLOCKED']);
+const IMAGE_CODES = new Set([
+  'IMAGE_UNREACHABLE',
+  'IMAGE_HTTP_ERROR',
+  'IMAGE_NOT_AN_IMAGE',
+  'IMAGE_TOO_LARGE',
+  'IMAGE_ADDRESS_BLOCKED',
+]);
 
 function failureCode(err: unknown, stage: AnalysisProgress['stage']): { code: string; message: string } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure && cause.type && IMAGE_CODES.has(cause.type)) return { code: cause.type, message: cause.message };
+  if (cause instanceof ApplicationFailure && cause.type && IMAGE_CODES.has(cause.type))
+    return { code: cause.type, message: cause.message };
   // The database refused what the analysis found: asking again gives the same answer.
-  if (cause instanceof ApplicationFailure && cause.type === DATABASE_REFUSED) return { code: 'RESULT_NOT_STORABLE', message: `The result could not be stored. ${cause.message}` };
-  if (stage === 'fetching') return { code: 'IMAGE_UNREACHABLE', message: cause instanceof Error ? cause.message : 'The image could not be fetched.' };
+  if (cause instanceof ApplicationFailure && cause.type === DATABASE_REFUSED)
+    return { code: 'RESULT_NOT_STORABLE', message: `The result could not be stored. ${cause.message}` };
+  if (stage === 'fetching')
+    return {
+      code: 'IMAGE_UNREACHABLE',
+      message: cause instanceof Error ? cause.message : 'The image could not be fetched.',
+    };
   // Retries ran out (the database was unreachable for their whole budget). The last attempt's
   // error is not quoted: a driver error carries the statement and its values.
-  return { code: 'PROCESSING_FAILED', message: 'The result could not be recorded: our database did not answer in time. The credit was refunded; submit the image again.' };
+  return {
+    code: 'PROCESSING_FAILED',
+    message:
+      'The result could not be recorded: our database did not answer in time. The credit was refunded; submit the image again.',
+  };
 }
 
 /**
@@ -75,7 +101,12 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     taskQueue: input.recognitionTaskQueue,
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: input.heartbeatTimeoutMs ?? 20_000,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['RecognitionRejectedError'] },
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: ['RecognitionRejectedError'],
+    },
   });
 
   // The task this photo fulfils moves along by signal; a task whose workflow has ended ignores it.
@@ -112,7 +143,10 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       );
       const failedPasses = (await Promise.all(passes)).filter((f): f is FailedPass => f !== null);
       progress.stage = 'finalizing';
-      outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({ analysisId, failedPasses });
+      outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({
+        analysisId,
+        failedPasses,
+      });
     }
   } catch (err) {
     const { code, message } = failureCode(err, progress.stage);

@@ -1,6 +1,22 @@
-import { ParentClosePolicy, condition, log, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  condition,
+  log,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { batchStatus } from '../src/modules/analyses/batch-status.js';
-import { analysisWorkflowIdentity, batchProgressQuery, type AnalysisActivities, type BatchProgress, type BatchStatus, type BatchWorkflow, type BatchWorkflowInput } from '../src/temporal/contracts/analysis.js';
+import {
+  analysisWorkflowIdentity,
+  batchProgressQuery,
+  type AnalysisActivities,
+  type BatchProgress,
+  type BatchStatus,
+  type BatchWorkflow,
+  type BatchWorkflowInput,
+} from '../src/temporal/contracts/analysis.js';
 import { analysisWorkflow } from './analysis.workflow.js';
 import { NEEDS_ATTENTION, SETTLING } from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
@@ -37,7 +53,14 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
     analyses.map((a) =>
       startChild(analysisWorkflow, {
         ...analysisWorkflowIdentity(a, input.batchId),
-        args: [{ analysisId: a.id, recognitionTaskQueue: input.recognitionTaskQueue, taskId: a.taskId, heartbeatTimeoutMs: input.heartbeatTimeoutMs }],
+        args: [
+          {
+            analysisId: a.id,
+            recognitionTaskQueue: input.recognitionTaskQueue,
+            taskId: a.taskId,
+            heartbeatTimeoutMs: input.heartbeatTimeoutMs,
+          },
+        ],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),

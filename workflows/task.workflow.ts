@@ -23,7 +23,12 @@ import {
   type TaskWorkflow,
   type TaskWorkflowInput,
 } from '../src/temporal/contracts/task.js';
-import { BOOKKEEPING, DATABASE_REFUSED, INTERACTIVE, NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
+import {
+  BOOKKEEPING,
+  DATABASE_REFUSED,
+  INTERACTIVE,
+  NEEDS_ATTENTION,
+} from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
 import { TASK_TRANSITIONS, isFinal } from '../src/modules/tasks/task-transitions.js';
 
@@ -39,8 +44,12 @@ const deliveries = proxyActivities<DeliveryActivities>(BOOKKEEPING);
  */
 const failureOf = (err: unknown) => {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) return { type: cause.type, message: cause.nonRetryable ? cause.message : undefined };
-  return { type: cause instanceof Error ? cause.name : null, message: cause instanceof Error ? cause.message : undefined };
+  if (cause instanceof ApplicationFailure)
+    return { type: cause.type, message: cause.nonRetryable ? cause.message : undefined };
+  return {
+    type: cause instanceof Error ? cause.name : null,
+    message: cause instanceof Error ? cause.message : undefined,
+  };
 };
 
 /**
@@ -49,7 +58,12 @@ const failureOf = (err: unknown) => {
  * the due date passes with the task still open; analyses for the task move it along by signal.
  */
 export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState> {
-  const state: TaskState = { status: input.status, dueDate: input.dueDate, overdueRaisedFor: input.overdueRaisedFor, deleted: false };
+  const state: TaskState = {
+    status: input.status,
+    dueDate: input.dueDate,
+    overdueRaisedFor: input.overdueRaisedFor,
+    deleted: false,
+  };
   let dueChanged = false;
   // Handlers run one at a time, in arrival order: two completions cannot interleave.
   let queue: Promise<unknown> = Promise.resolve();
@@ -115,14 +129,25 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
           // The activity's typed refusal (INVALID_TRANSITION, validation) becomes the update's answer.
           // Anything else (a database refusal, retries out) fails the update as it is: the API
           // answers 500 without quoting it, and the workflow goes on serving.
-          if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable && err.cause.type !== DATABASE_REFUSED) throw err.cause;
+          if (
+            err instanceof ActivityFailure &&
+            err.cause instanceof ApplicationFailure &&
+            err.cause.nonRetryable &&
+            err.cause.type !== DATABASE_REFUSED
+          )
+            throw err.cause;
           throw err;
         }
       }),
     {
       validator: (change) => {
-        if (state.deleted) throw ApplicationFailure.create({ type: 'NOT_FOUND', message: 'The task was deleted.', nonRetryable: true });
-        if (change.status && change.status !== state.status && !TASK_TRANSITIONS[state.status].includes(change.status)) {
+        if (state.deleted)
+          throw ApplicationFailure.create({ type: 'NOT_FOUND', message: 'The task was deleted.', nonRetryable: true });
+        if (
+          change.status &&
+          change.status !== state.status &&
+          !TASK_TRANSITIONS[state.status].includes(change.status)
+        ) {
           throw ApplicationFailure.create({
             type: 'INVALID_TRANSITION',
             message: `A task cannot move from '${state.status}' to '${change.status}'.`,
@@ -133,9 +158,13 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
       },
     },
   );
-  setHandler(analysisSubmittedSignal, () => void step('startTaskFromAnalysis', () => tasks.startTaskFromAnalysis({ taskId: input.taskId })));
+  setHandler(
+    analysisSubmittedSignal,
+    () => void step('startTaskFromAnalysis', () => tasks.startTaskFromAnalysis({ taskId: input.taskId })),
+  );
   setHandler(analysisFinishedSignal, ({ analysisId, status }) => {
-    if (status === 'completed') void step('completeTaskFromAnalysis', () => tasks.completeTaskFromAnalysis({ taskId: input.taskId, analysisId }));
+    if (status === 'completed')
+      void step('completeTaskFromAnalysis', () => tasks.completeTaskFromAnalysis({ taskId: input.taskId, analysisId }));
   });
   setHandler(taskDeletedSignal, () => {
     state.deleted = true;
@@ -161,7 +190,12 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
     }
     if (workflowInfo().continueAsNewSuggested && !state.deleted && !isFinal(state.status)) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof taskWorkflow>({ ...input, status: state.status, dueDate: state.dueDate, overdueRaisedFor: state.overdueRaisedFor });
+      await continueAsNew<typeof taskWorkflow>({
+        ...input,
+        status: state.status,
+        dueDate: state.dueDate,
+        overdueRaisedFor: state.overdueRaisedFor,
+      });
     }
   }
   await queue;

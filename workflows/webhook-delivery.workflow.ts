@@ -1,5 +1,11 @@
 import { log, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
-import { deliveryProgressQuery, type DeliveryActivities, type DeliveryProgress, type WebhookDeliveryInput, type WebhookDeliveryWorkflow } from '../src/temporal/contracts/delivery.js';
+import {
+  deliveryProgressQuery,
+  type DeliveryActivities,
+  type DeliveryProgress,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryWorkflow,
+} from '../src/temporal/contracts/delivery.js';
 import { NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
 import { SA } from '../src/temporal/contracts/search-attributes.js';
 

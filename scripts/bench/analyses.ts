@@ -24,29 +24,57 @@ const instant: Recognizer = {
   name: 'instant',
   async recognize() {
     return [
-      { brand: 'Heinz', description: 'Baked Beans 415g', units: 4, upc: null, sku: null, category: null, subcategory: null, price: 0.95, discountedPrice: null, currency: 'GBP', onSale: false, confidenceScore: 0.9, shelfPosition: 'middle', shelfSection: 'left', fixtureType: 'shelf', sizeValue: 415, sizeUnit: 'g' },
+      {
+        brand: 'Heinz',
+        description: 'Baked Beans 415g',
+        units: 4,
+        upc: null,
+        sku: null,
+        category: null,
+        subcategory: null,
+        price: 0.95,
+        discountedPrice: null,
+        currency: 'GBP',
+        onSale: false,
+        confidenceScore: 0.9,
+        shelfPosition: 'middle',
+        shelfSection: 'left',
+        fixtureType: 'shelf',
+        sizeValue: 415,
+        sizeUnit: 'g',
+      },
     ];
   },
 };
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const { databaseUrl, devServer } = await benchEnvironment(7255);
 const dbUrl = new URL(databaseUrl);
 
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, ALLOW_PRIVATE_NETWORK_FETCH: true, LOG_LEVEL: 'silent', ANALYSIS_RUNS: 1, DATABASE_POOL_MAX: 40 });
+const runtime = await createRuntime('bench', {
+  TASK_QUEUE_PREFIX: prefix,
+  ALLOW_PRIVATE_NETWORK_FETCH: true,
+  LOG_LEVEL: 'silent',
+  ANALYSIS_RUNS: 1,
+  DATABASE_POOL_MAX: 40,
+});
 const { app } = createApp(runtime);
 const server = app.listen(0, '127.0.0.1');
 await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 
-const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c8b428' } }).jpeg().toBuffer();
+const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c8b428' } })
+  .jpeg()
+  .toBuffer();
 const imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(png));
 await new Promise<void>((r) => imageHost.listen(0, '127.0.0.1', r));
 const imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/shelf.jpg`;
@@ -58,10 +86,21 @@ const headers = { authorization: `Bearer ${secret}`, 'content-type': 'applicatio
 
 const queues = taskQueues(prefix);
 const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => instant });
+const activities = createActivities({
+  orm: runtime.orm,
+  config: runtime.config,
+  client: runtime.temporal.client,
+  recognizer: async () => instant,
+});
 const workflowsPath = new URL('../../workflows/index.ts', import.meta.url).pathname;
 const workers = await Promise.all([
-  Worker.create({ connection, taskQueue: queues.analyses, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 20 }),
+  Worker.create({
+    connection,
+    taskQueue: queues.analyses,
+    workflowsPath,
+    activities,
+    maxConcurrentActivityTaskExecutions: 20,
+  }),
   Worker.create({ connection, taskQueue: queues.recognition, activities, maxConcurrentActivityTaskExecutions: 8 }),
 ]);
 
@@ -69,7 +108,10 @@ async function waitAllFinal(ids: string[]) {
   const client = new pg.Client({ connectionString: dbUrl.toString() });
   await client.connect();
   for (;;) {
-    const { rows } = await client.query(`select count(*)::int as n from analyses where id = any($1) and status <> 'processing'`, [ids]);
+    const { rows } = await client.query(
+      `select count(*)::int as n from analyses where id = any($1) and status <> 'processing'`,
+      [ids],
+    );
     if (rows[0].n === ids.length) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -80,13 +122,21 @@ async function waitAllFinal(ids: string[]) {
 const singleIds: string[] = [];
 const latencies: number[] = [];
 let t0 = performance.now();
-await pool(Array.from({ length: N }, (_, i) => i), CONCURRENCY, async (i) => {
-  const started = performance.now();
-  const res = await fetch(`${base}/analyses`, { method: 'POST', headers, body: JSON.stringify({ imageUrl, externalId: `single-${i}` }) });
-  latencies.push(performance.now() - started);
-  if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${await res.text()}`);
-  singleIds.push(((await res.json()) as { data: { id: string } }).data.id);
-});
+await pool(
+  Array.from({ length: N }, (_, i) => i),
+  CONCURRENCY,
+  async (i) => {
+    const started = performance.now();
+    const res = await fetch(`${base}/analyses`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ imageUrl, externalId: `single-${i}` }),
+    });
+    latencies.push(performance.now() - started);
+    if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${await res.text()}`);
+    singleIds.push(((await res.json()) as { data: { id: string } }).data.id);
+  },
+);
 const acceptSeconds = (performance.now() - t0) / 1000;
 // Workers start only now, so the acceptance rate above is the API's alone; the drain below is the workers'.
 t0 = performance.now();
@@ -97,7 +147,11 @@ latencies.sort((a, b) => a - b);
 
 // 2. One batch of N, from POST to the last analysis final.
 t0 = performance.now();
-const batchRes = await fetch(`${base}/analyses/batch`, { method: 'POST', headers, body: JSON.stringify({ images: Array.from({ length: N }, (_, i) => ({ imageUrl, externalId: `b-${i}` })) }) });
+const batchRes = await fetch(`${base}/analyses/batch`, {
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ images: Array.from({ length: N }, (_, i) => ({ imageUrl, externalId: `b-${i}` })) }),
+});
 if (batchRes.status !== 202) throw new Error(`batch answered ${batchRes.status}: ${await batchRes.text()}`);
 const batchAccepted = (performance.now() - t0) / 1000;
 const batchIds = ((await batchRes.json()) as { data: { analyses: { id: string }[] } }).data.analyses.map((a) => a.id);
@@ -112,21 +166,36 @@ await pool(emptyIds, CONCURRENCY, async (id) => {
   await client.workflow.start('emptyWorkflow', { workflowId: id, taskQueue: `${prefix}nobody` });
 });
 const emptySeconds = (performance.now() - t0) / 1000;
-await pool(emptyIds, CONCURRENCY, async (id) => void (await client.workflow.getHandle(id).terminate('benchmark cleanup')));
+await pool(
+  emptyIds,
+  CONCURRENCY,
+  async (id) => void (await client.workflow.getHandle(id).terminate('benchmark cleanup')),
+);
 
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
-console.log(JSON.stringify({
-  images: N,
-  concurrency: CONCURRENCY,
-  singleSubmissions: {
-    acceptedPerSecond: Math.round(N / acceptSeconds),
-    latencyMsP50: Number(pct(50)),
-    latencyMsP99: Number(pct(99)),
-    workersDrainSeconds: Number(singleDoneSeconds.toFixed(2)),
-  },
-  batch: { acceptedInSeconds: Number(batchAccepted.toFixed(3)), secondsUntilAllFinal: Number(batchSeconds.toFixed(2)), analysesPerSecond: Math.round(N / batchSeconds) },
-  temporalEmptyWorkflowStartsPerSecond: Math.round(N / emptySeconds),
-}, null, 2));
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
+console.log(
+  JSON.stringify(
+    {
+      images: N,
+      concurrency: CONCURRENCY,
+      singleSubmissions: {
+        acceptedPerSecond: Math.round(N / acceptSeconds),
+        latencyMsP50: Number(pct(50)),
+        latencyMsP99: Number(pct(99)),
+        workersDrainSeconds: Number(singleDoneSeconds.toFixed(2)),
+      },
+      batch: {
+        acceptedInSeconds: Number(batchAccepted.toFixed(3)),
+        secondsUntilAllFinal: Number(batchSeconds.toFixed(2)),
+        analysesPerSecond: Math.round(N / batchSeconds),
+      },
+      temporalEmptyWorkflowStartsPerSecond: Math.round(N / emptySeconds),
+    },
+    null,
+    2,
+  ),
+);
 
 workers.forEach((w) => w.shutdown());
 await running;

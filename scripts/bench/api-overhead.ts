@@ -19,7 +19,11 @@ const { devServer } = await benchEnvironment(7257);
 
 const runtime = await createRuntime('bench', { LOG_LEVEL: 'silent', DATABASE_POOL_MAX: 20 });
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config });
-const org = await services.organisations.create({ name: 'Bench', plan: 'enterprise', customLimits: { rateLimits: { reads: 1_000_000 } } });
+const org = await services.organisations.create({
+  name: 'Bench',
+  plan: 'enterprise',
+  customLimits: { rateLimits: { reads: 1_000_000 } },
+});
 const { secret } = await services.apiKeys.create(org.id, 'read', 'bench');
 for (let i = 0; i < 30; i++) await services.places.create(org.id, { title: `Store ${i}`, countryCode: 'GB' });
 
@@ -30,9 +34,21 @@ const full = app.listen(0, '127.0.0.1');
 const bare = new Koa();
 const router = new Router();
 const list = placeRoutes(runtime.services.places).find((r) => r.operationId === 'listPlaces')!;
-const auth = { organisationId: org.id, apiKeyId: 'bench', role: 'read' as const, plan: 'enterprise' as const, customLimits: null };
+const auth = {
+  organisationId: org.id,
+  apiKeyId: 'bench',
+  role: 'read' as const,
+  plan: 'enterprise' as const,
+  customLimits: null,
+};
 router.get('/api/v1/places', async (ctx) => {
-  const result = await list.handler({ params: undefined, query: list.query!.parse(ctx.query), body: undefined, auth, ctx } as never);
+  const result = await list.handler({
+    params: undefined,
+    query: list.query!.parse(ctx.query),
+    body: undefined,
+    auth,
+    ctx,
+  } as never);
   ctx.body = result.body;
 });
 bare.use((ctx, next) => RequestContext.create(runtime.orm.em, next));
@@ -63,13 +79,27 @@ async function measure(port: number, headers: Record<string, string>) {
   }
   await Promise.all(inflight);
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2));
+  const at = (p: number) =>
+    Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2));
   return { requests: total, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 const without = await measure((bareServer.address() as AddressInfo).port, {});
 const withPipeline = await measure((full.address() as AddressInfo).port, { authorization: `Bearer ${secret}` });
-console.log(JSON.stringify({ ratePerSecond: RATE, seconds: SECONDS, bare: without, fullPipeline: withPipeline, addedP50Ms: Number((withPipeline.p50Ms - without.p50Ms).toFixed(2)), addedP99Ms: Number((withPipeline.p99Ms - without.p99Ms).toFixed(2)) }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      ratePerSecond: RATE,
+      seconds: SECONDS,
+      bare: without,
+      fullPipeline: withPipeline,
+      addedP50Ms: Number((withPipeline.p50Ms - without.p50Ms).toFixed(2)),
+      addedP99Ms: Number((withPipeline.p99Ms - without.p99Ms).toFixed(2)),
+    },
+    null,
+    2,
+  ),
+);
 full.close();
 bareServer.close();
 await runtime.close();

@@ -32,7 +32,25 @@ const instant: Recognizer = {
   name: 'instant',
   async recognize() {
     return [
-      { brand: 'Heinz', description: 'Baked Beans 415g', units: 4, upc: null, sku: null, category: null, subcategory: null, price: 0.95, discountedPrice: null, currency: 'GBP', onSale: false, confidenceScore: 0.9, shelfPosition: 'middle', shelfSection: 'left', fixtureType: 'shelf', sizeValue: 415, sizeUnit: 'g' },
+      {
+        brand: 'Heinz',
+        description: 'Baked Beans 415g',
+        units: 4,
+        upc: null,
+        sku: null,
+        category: null,
+        subcategory: null,
+        price: 0.95,
+        discountedPrice: null,
+        currency: 'GBP',
+        onSale: false,
+        confidenceScore: 0.9,
+        shelfPosition: 'middle',
+        shelfSection: 'left',
+        fixtureType: 'shelf',
+        sizeValue: 415,
+        sizeUnit: 'g',
+      },
     ];
   },
 };
@@ -41,7 +59,11 @@ const say = (msg: string) => console.error(`[bench] ${msg}`);
 
 const { databaseUrl, devServer } = await benchEnvironment(7258);
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_FETCH: true });
+const runtime = await createRuntime('bench', {
+  TASK_QUEUE_PREFIX: prefix,
+  LOG_LEVEL: 'silent',
+  ALLOW_PRIVATE_NETWORK_FETCH: true,
+});
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 // One enterprise organisation with limits no benchmark reaches, 1,000 analyses, 16 read keys.
@@ -67,17 +89,35 @@ await db.query('analyze analyses');
 
 /** BENCH_PROFILE=dir: the API process writes a V8 CPU profile there when it stops. */
 function startProcess(entry: string, port: number, env: Record<string, string>): ChildProcess {
-  const profile = process.env.BENCH_PROFILE && entry.includes('api') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile =
+    process.env.BENCH_PROFILE && entry.includes('api')
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
   return spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, TASK_QUEUE_PREFIX: prefix, ALLOW_PRIVATE_NETWORK_FETCH: 'true', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: databaseUrl,
+      TASK_QUEUE_PREFIX: prefix,
+      ALLOW_PRIVATE_NETWORK_FETCH: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
 
 async function waitHttp(url: string) {
   for (let i = 0; i < 300; i++) {
-    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.status < 500,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} never answered`);
@@ -92,7 +132,15 @@ const children = [
 await waitHttp(`http://127.0.0.1:${apiPort}/health/live`);
 await waitHttp(`http://127.0.0.1:${barePort}/`);
 
-type Load = { connections: number; rate?: number; keys?: string[]; method?: 'GET' | 'POST'; path?: string; body?: string; amount?: number };
+type Load = {
+  connections: number;
+  rate?: number;
+  keys?: string[];
+  method?: 'GET' | 'POST';
+  path?: string;
+  body?: string;
+  amount?: number;
+};
 
 async function load(port: number, opts: Load) {
   const keys = opts.keys ?? [];
@@ -113,7 +161,14 @@ async function load(port: number, opts: Load) {
   });
   const ok = result['2xx'];
   if (result.non2xx > 0 || result.errors > 0) say(`port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: ok / (result.duration || SECONDS), p50: result.latency.p50, p99: result.latency.p99, ok, total: result.requests.total, duration: result.duration };
+  return {
+    rps: ok / (result.duration || SECONDS),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok,
+    total: result.requests.total,
+    duration: result.duration,
+  };
 }
 
 const rows: string[][] = [];
@@ -129,28 +184,64 @@ await load(barePort, { connections: 8, amount: 500 });
 say('reads: one key, 32 connections');
 const bare32 = await load(barePort, { connections: 32 });
 const ours32 = await load(apiPort, { connections: 32, keys: [readKeys[0]!] });
-row('GET /analyses?limit=50, one key, 32 connections', `${fmt(ours32.rps)} req/s, p50 ${ours32.p50} ms, p99 ${ours32.p99} ms`, `${fmt(bare32.rps)} req/s, p99 ${bare32.p99} ms`, `${fmt((100 * ours32.rps) / bare32.rps, 1)} %`);
+row(
+  'GET /analyses?limit=50, one key, 32 connections',
+  `${fmt(ours32.rps)} req/s, p50 ${ours32.p50} ms, p99 ${ours32.p99} ms`,
+  `${fmt(bare32.rps)} req/s, p99 ${bare32.p99} ms`,
+  `${fmt((100 * ours32.rps) / bare32.rps, 1)} %`,
+);
 
 say('reads: 300 requests/s offered');
 const bare300 = await load(barePort, { connections: 32, rate: 300 });
 const ours300 = await load(apiPort, { connections: 32, rate: 300, keys: [readKeys[0]!] });
-row('same, 300 req/s offered', `${fmt(ours300.rps)} req/s served, p50 ${ours300.p50} ms, p99 ${ours300.p99} ms`, `${fmt(bare300.rps)} req/s, p99 ${bare300.p99} ms`, '');
+row(
+  'same, 300 req/s offered',
+  `${fmt(ours300.rps)} req/s served, p50 ${ours300.p50} ms, p99 ${ours300.p99} ms`,
+  `${fmt(bare300.rps)} req/s, p99 ${bare300.p99} ms`,
+  '',
+);
 
 say('reads: 16 keys in parallel');
 const ours16 = await load(apiPort, { connections: 32, keys: readKeys });
-row('same, 16 keys in parallel', `${fmt(ours16.rps)} req/s, p99 ${ours16.p99} ms`, `${fmt(bare32.rps)} req/s`, `${fmt((100 * ours16.rps) / bare32.rps, 1)} %`);
+row(
+  'same, 16 keys in parallel',
+  `${fmt(ours16.rps)} req/s, p99 ${ours16.p99} ms`,
+  `${fmt(bare32.rps)} req/s`,
+  `${fmt((100 * ours16.rps) / bare32.rps, 1)} %`,
+);
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 600);
-say(`submissions: ${SUBMISSIONS} POST /analyses over 20 connections, then ${SUBMISSIONS} raw Temporal starts 20 at a time`);
+say(
+  `submissions: ${SUBMISSIONS} POST /analyses over 20 connections, then ${SUBMISSIONS} raw Temporal starts 20 at a time`,
+);
 const submitBody = JSON.stringify({ imageUrl: 'https://images.example.com/shelf.jpg' });
-await load(apiPort, { connections: 20, method: 'POST', path: '/api/v1/analyses', body: submitBody, keys: [writeKey], amount: 100 });
+await load(apiPort, {
+  connections: 20,
+  method: 'POST',
+  path: '/api/v1/analyses',
+  body: submitBody,
+  keys: [writeKey],
+  amount: 100,
+});
 const submitsFrom = new Date();
 const ts = performance.now();
-const submits = await load(apiPort, { connections: 20, method: 'POST', path: '/api/v1/analyses', body: submitBody, keys: [writeKey], amount: SUBMISSIONS });
+const submits = await load(apiPort, {
+  connections: 20,
+  method: 'POST',
+  path: '/api/v1/analyses',
+  body: submitBody,
+  keys: [writeKey],
+  amount: SUBMISSIONS,
+});
 // The 202 does not wait for the workflow start (decisions.md): also time until every workflow exists
 // (the outbox mark is written once the start returned).
 for (;;) {
-  const { rows: [left] } = await db.query<{ n: number }>(`select count(*)::int as n from analyses where organisation_id = $1 and created_at >= $2 and workflow_started_at is null`, [org.id, submitsFrom]);
+  const {
+    rows: [left],
+  } = await db.query<{ n: number }>(
+    `select count(*)::int as n from analyses where organisation_id = $1 and created_at >= $2 and workflow_started_at is null`,
+    [org.id, submitsFrom],
+  );
   if (left!.n === 0) break;
   if (performance.now() - ts > 120_000) throw new Error(`bench: ${left!.n} submissions never marked started`);
   await new Promise((r) => setTimeout(r, 10));
@@ -164,7 +255,10 @@ await Promise.all(
     while (started < SUBMISSIONS) {
       started++;
       // Nobody polls this queue: the workflow is only started, as a submission's is.
-      await client.workflow.start('emptyWorkflow', { workflowId: `${prefix}raw-${started}-${randomBytes(3).toString('hex')}`, taskQueue: `${prefix}nobody` });
+      await client.workflow.start('emptyWorkflow', {
+        workflowId: `${prefix}raw-${started}-${randomBytes(3).toString('hex')}`,
+        taskQueue: `${prefix}nobody`,
+      });
     }
   }),
 );
@@ -204,7 +298,8 @@ const receiver = createServer((req, res) => {
     else if (path.startsWith('/ours')) received.ours++;
     else if (path.startsWith('/completed')) {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; data: { id: string } };
-      if (body.event === 'analysis.completed' && req.headers['x-service-signature']) received.analyses.set(body.data.id, performance.now());
+      if (body.event === 'analysis.completed' && req.headers['x-service-signature'])
+        received.analyses.set(body.data.id, performance.now());
     }
     res.writeHead(200).end('ok');
   });
@@ -214,7 +309,10 @@ const receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).por
 const until = async (label: string, what: () => boolean, timeoutMs = 180_000) => {
   const deadline = performance.now() + timeoutMs;
   while (!what()) {
-    if (performance.now() > deadline) throw new Error(`bench: timed out waiting for ${label} (${JSON.stringify({ ours: received.ours, bare: received.bare, completed: received.analyses.size })})`);
+    if (performance.now() > deadline)
+      throw new Error(
+        `bench: timed out waiting for ${label} (${JSON.stringify({ ours: received.ours, bare: received.bare, completed: received.analyses.size })})`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
 };
@@ -222,9 +320,20 @@ const until = async (label: string, what: () => boolean, timeoutMs = 180_000) =>
 say(`deliveries: ${EVENTS} through our path, then ${EVENTS} bare workflow + activity`);
 const queues = taskQueues(prefix);
 const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => instant });
+const activities = createActivities({
+  orm: runtime.orm,
+  config: runtime.config,
+  client: runtime.temporal.client,
+  recognizer: async () => instant,
+});
 const workflowsPath = resolve(root, 'workflows/index.ts');
-const deliveryWorker = await Worker.create({ connection, taskQueue: queues.deliveries, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 20 });
+const deliveryWorker = await Worker.create({
+  connection,
+  taskQueue: queues.deliveries,
+  workflowsPath,
+  activities,
+  maxConcurrentActivityTaskExecutions: 20,
+});
 const bareWorker = await Worker.create({
   connection,
   taskQueue: `${prefix}bare`,
@@ -243,7 +352,14 @@ const hookOrg = await services.organisations.create({ name: 'Bench hooks', plan:
 await services.webhooks.create(hookOrg.id, { url: `${receiverBase}/ours`, events: ['task.created'] });
 const eventIds: string[] = [];
 for (let i = 0; i < EVENTS; i++) {
-  const e = await runtime.orm.em.fork().transactional((tx) => services.events.record(tx, { organisationId: hookOrg.id, type: 'task.created', dedupeKey: `bench:${i}`, data: { taskId: `tsk_${i}` } }));
+  const e = await runtime.orm.em.fork().transactional((tx) =>
+    services.events.record(tx, {
+      organisationId: hookOrg.id,
+      type: 'task.created',
+      dedupeKey: `bench:${i}`,
+      data: { taskId: `tsk_${i}` },
+    }),
+  );
   eventIds.push(e.id);
 }
 let nextEvent = 0;
@@ -251,32 +367,51 @@ let td = performance.now();
 await Promise.all(
   Array.from({ length: 20 }, async () => {
     while (nextEvent < eventIds.length) {
-      await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), { client: runtime.temporal.client, config: runtime.config }).events.dispatch(eventIds[nextEvent++]!);
+      await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), {
+        client: runtime.temporal.client,
+        config: runtime.config,
+      }).events.dispatch(eventIds[nextEvent++]!);
     }
   }),
 );
 await until('our deliveries', () => received.ours >= EVENTS);
 const oursPerSecond = EVENTS / ((performance.now() - td) / 1000);
-const sampleBody = JSON.stringify({ event: 'task.created', data: { taskId: 'tsk_x' }, timestamp: new Date().toISOString(), webhookId: 'wh_x' });
+const sampleBody = JSON.stringify({
+  event: 'task.created',
+  data: { taskId: 'tsk_x' },
+  timestamp: new Date().toISOString(),
+  webhookId: 'wh_x',
+});
 let nextBare = 0;
 td = performance.now();
 await Promise.all(
   Array.from({ length: 20 }, async () => {
     while (nextBare < EVENTS) {
       const i = nextBare++;
-      await runtime.temporal.client.workflow.start('bareDeliveryWorkflow', { workflowId: `${prefix}bare-${i}`, taskQueue: `${prefix}bare`, args: [`${receiverBase}/bare`, sampleBody] });
+      await runtime.temporal.client.workflow.start('bareDeliveryWorkflow', {
+        workflowId: `${prefix}bare-${i}`,
+        taskQueue: `${prefix}bare`,
+        args: [`${receiverBase}/bare`, sampleBody],
+      });
     }
   }),
 );
 await until('bare deliveries', () => received.bare >= EVENTS);
 const barePerSecond = EVENTS / ((performance.now() - td) / 1000);
-row('webhook deliveries, one endpoint', `${fmt(oursPerSecond)} /s`, `bare workflow + one HTTP activity: ${fmt(barePerSecond)} /s`, `${fmt((100 * oursPerSecond) / barePerSecond, 1)} %`);
+row(
+  'webhook deliveries, one endpoint',
+  `${fmt(oursPerSecond)} /s`,
+  `bare workflow + one HTTP activity: ${fmt(barePerSecond)} /s`,
+  `${fmt((100 * oursPerSecond) / barePerSecond, 1)} %`,
+);
 
 // What a client feels: POST /analyses -> signed analysis.completed webhook, minus the recognition
 // time the worker measured, one analysis a second.
 const OVERHEAD_N = Number(process.env.BENCH_OVERHEAD_N ?? 20);
 say(`overhead: ${OVERHEAD_N} analyses, one a second, to the analysis.completed webhook`);
-const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c8b428' } }).jpeg().toBuffer();
+const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c8b428' } })
+  .jpeg()
+  .toBuffer();
 const imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
 await new Promise<void>((r) => imageHost.listen(0, '127.0.0.1', r));
 const imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/shelf.jpg`;
@@ -289,9 +424,26 @@ const overheadApiPort = barePort + 1000;
 children.push(startProcess('src/bin/api.ts', overheadApiPort, { TASK_QUEUE_PREFIX: overheadPrefix }));
 await waitHttp(`http://127.0.0.1:${overheadApiPort}/health/live`);
 const analysisWorkers = await Promise.all([
-  Worker.create({ connection, taskQueue: overheadQueues.analyses, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 20 }),
-  Worker.create({ connection, taskQueue: overheadQueues.recognition, activities, maxConcurrentActivityTaskExecutions: 4 }),
-  Worker.create({ connection, taskQueue: overheadQueues.deliveries, workflowsPath, activities, maxConcurrentActivityTaskExecutions: 20 }),
+  Worker.create({
+    connection,
+    taskQueue: overheadQueues.analyses,
+    workflowsPath,
+    activities,
+    maxConcurrentActivityTaskExecutions: 20,
+  }),
+  Worker.create({
+    connection,
+    taskQueue: overheadQueues.recognition,
+    activities,
+    maxConcurrentActivityTaskExecutions: 4,
+  }),
+  Worker.create({
+    connection,
+    taskQueue: overheadQueues.deliveries,
+    workflowsPath,
+    activities,
+    maxConcurrentActivityTaskExecutions: 20,
+  }),
 ]);
 const analysisRunning = Promise.all(analysisWorkers.map((w) => w.run()));
 const submitted = new Map<string, number>();
@@ -306,16 +458,39 @@ for (let i = 0; i < OVERHEAD_N; i++) {
   submitted.set(((await res.json()) as { data: { id: string } }).data.id, t);
   await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (performance.now() - t))));
 }
-await until('analysis.completed webhooks', () => [...submitted.keys()].every((id) => received.analyses.has(id)), 20_000).catch(async (err) => {
+await until(
+  'analysis.completed webhooks',
+  () => [...submitted.keys()].every((id) => received.analyses.has(id)),
+  20_000,
+).catch(async (err) => {
   const described = await runtime.temporal.client.workflow.getHandle([...submitted.keys()][0]!).describe();
-  console.error(JSON.stringify(described.raw.pendingActivities?.map((a) => ({ type: a.activityType?.name, attempt: a.attempt, failure: a.lastFailure?.message, stack: a.lastFailure?.stackTrace?.slice(0, 800) }))));
+  console.error(
+    JSON.stringify(
+      described.raw.pendingActivities?.map((a) => ({
+        type: a.activityType?.name,
+        attempt: a.attempt,
+        failure: a.lastFailure?.message,
+        stack: a.lastFailure?.stackTrace?.slice(0, 800),
+      })),
+    ),
+  );
   throw err;
 });
-const { rows: runs } = await db.query<{ analysis_id: string; ms: number }>(`select analysis_id, sum(duration_ms)::int as ms from analysis_runs where analysis_id = any($1) group by analysis_id`, [[...submitted.keys()]]);
+const { rows: runs } = await db.query<{ analysis_id: string; ms: number }>(
+  `select analysis_id, sum(duration_ms)::int as ms from analysis_runs where analysis_id = any($1) group by analysis_id`,
+  [[...submitted.keys()]],
+);
 const recognitionMs = new Map(runs.map((r) => [r.analysis_id, r.ms]));
-const overheads = [...submitted].map(([id, t]) => received.analyses.get(id)! - t - (recognitionMs.get(id) ?? 0)).sort((a, b) => a - b);
+const overheads = [...submitted]
+  .map(([id, t]) => received.analyses.get(id)! - t - (recognitionMs.get(id) ?? 0))
+  .sort((a, b) => a - b);
 const q = (p: number) => overheads[Math.min(overheads.length - 1, Math.floor(p * overheads.length))]!;
-row('POST /analyses -> signed analysis.completed webhook, minus recognition, 1/s', `p50 ${fmt(q(0.5))} ms, p99 ${fmt(q(0.99))} ms`, '', '');
+row(
+  'POST /analyses -> signed analysis.completed webhook, minus recognition, 1/s',
+  `p50 ${fmt(q(0.5))} ms, p99 ${fmt(q(0.99))} ms`,
+  '',
+  '',
+);
 
 [deliveryWorker, bareWorker, ...analysisWorkers].forEach((w) => w.shutdown());
 await Promise.all([workersRunning, analysisRunning]);

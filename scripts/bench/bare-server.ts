@@ -5,7 +5,10 @@ import { createServer } from 'node:http';
 import Koa from 'koa';
 import pg from 'pg';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_MAX ?? 10),
+});
 const organisationId = process.env.BENCH_ORG_ID!;
 const app = new Koa();
 app.use(async (ctx) => {

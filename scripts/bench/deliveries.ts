@@ -18,7 +18,12 @@ const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 2);
 const { devServer } = await benchEnvironment(7256);
 
 const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', { TASK_QUEUE_PREFIX: prefix, ALLOW_PRIVATE_NETWORK_FETCH: true, LOG_LEVEL: 'silent', DATABASE_POOL_MAX: 40 });
+const runtime = await createRuntime('bench', {
+  TASK_QUEUE_PREFIX: prefix,
+  ALLOW_PRIVATE_NETWORK_FETCH: true,
+  LOG_LEVEL: 'silent',
+  DATABASE_POOL_MAX: 40,
+});
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 let received = 0;
@@ -38,33 +43,65 @@ const org = await services.organisations.create({ name: 'Bench', plan: 'scale', 
 for (let i = 0; i < ENDPOINTS; i++) await services.webhooks.create(org.id, { url, events: ['task.created'] });
 const eventIds: string[] = [];
 for (let i = 0; i < EVENTS; i++) {
-  const e = await runtime.orm.em.fork().transactional((tx) => services.events.record(tx, { organisationId: org.id, type: 'task.created', dedupeKey: `bench:${i}`, data: { taskId: `tsk_${i}` } }));
+  const e = await runtime.orm.em.fork().transactional((tx) =>
+    services.events.record(tx, {
+      organisationId: org.id,
+      type: 'task.created',
+      dedupeKey: `bench:${i}`,
+      data: { taskId: `tsk_${i}` },
+    }),
+  );
   eventIds.push(e.id);
 }
 
 const queues = taskQueues(prefix);
 const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => { throw new Error('unused'); } });
-const worker = await Worker.create({ connection, taskQueue: queues.deliveries, workflowsPath: new URL('../../workflows/index.ts', import.meta.url).pathname, activities, maxConcurrentActivityTaskExecutions: 30 });
+const activities = createActivities({
+  orm: runtime.orm,
+  config: runtime.config,
+  client: runtime.temporal.client,
+  recognizer: async () => {
+    throw new Error('unused');
+  },
+});
+const worker = await Worker.create({
+  connection,
+  taskQueue: queues.deliveries,
+  workflowsPath: new URL('../../workflows/index.ts', import.meta.url).pathname,
+  activities,
+  maxConcurrentActivityTaskExecutions: 30,
+});
 const running = worker.run();
 
 const t0 = performance.now();
 let next = 0;
-await Promise.all(Array.from({ length: 10 }, async () => {
-  while (next < eventIds.length) await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), { client: runtime.temporal.client, config: runtime.config }).events.dispatch(eventIds[next++]!);
-}));
+await Promise.all(
+  Array.from({ length: 10 }, async () => {
+    while (next < eventIds.length)
+      await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), {
+        client: runtime.temporal.client,
+        config: runtime.config,
+      }).events.dispatch(eventIds[next++]!);
+  }),
+);
 const dispatched = performance.now();
 const expected = EVENTS * ENDPOINTS;
 while (received < expected) await new Promise((r) => setTimeout(r, 50));
 const seconds = (lastAt - t0) / 1000;
-console.log(JSON.stringify({
-  events: EVENTS,
-  endpoints: ENDPOINTS,
-  deliveries: expected,
-  fanOutSeconds: Number(((dispatched - t0) / 1000).toFixed(2)),
-  secondsUntilAllReceived: Number(seconds.toFixed(2)),
-  deliveriesPerSecond: Math.round(expected / seconds),
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      events: EVENTS,
+      endpoints: ENDPOINTS,
+      deliveries: expected,
+      fanOutSeconds: Number(((dispatched - t0) / 1000).toFixed(2)),
+      secondsUntilAllReceived: Number(seconds.toFixed(2)),
+      deliveriesPerSecond: Math.round(expected / seconds),
+    },
+    null,
+    2,
+  ),
+);
 worker.shutdown();
 await running;
 await connection.close();

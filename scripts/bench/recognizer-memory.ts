@@ -10,7 +10,9 @@ import '../../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
 import { createRecognizer } from '../../src/modules/recognition/recognizer.js';
 
-const { values } = parseArgs({ options: { images: { type: 'string', default: '1000' }, every: { type: 'string', default: '100' } } });
+const { values } = parseArgs({
+  options: { images: { type: 'string', default: '1000' }, every: { type: 'string', default: '100' } },
+});
 const total = Number(values.images);
 const every = Number(values.every);
 const dir = resolve(import.meta.dirname, '../../test/fixtures/synthetic-shelves');
@@ -35,7 +37,10 @@ for (let i = 1; i <= total; i++) {
   await recognizer.recognize({ ...photo, contentType: 'image/jpeg', catalogue, runIndex: 0 });
   const { rss, heapUsed } = process.memoryUsage();
   peak = Math.max(peak, rss);
-  if (i === 1 || i % every === 0) console.log(`${String(i).padStart(6)}  ${String(mb(rss)).padStart(6)}  ${String(mb(heapUsed)).padStart(7)}  ${((performance.now() - started) / 1000).toFixed(0).padStart(7)}`);
+  if (i === 1 || i % every === 0)
+    console.log(
+      `${String(i).padStart(6)}  ${String(mb(rss)).padStart(6)}  ${String(mb(heapUsed)).padStart(7)}  ${((performance.now() - started) / 1000).toFixed(0).padStart(7)}`,
+    );
 }
 console.log(`peak rss ${mb(peak)} MB over ${total} images`);
 await closeLocalRecognizer();

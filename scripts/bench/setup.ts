@@ -8,7 +8,8 @@ import { startDevServer, type DevServer } from '../temporal.js';
  */
 export async function benchEnvironment(temporalPort: number): Promise<{ databaseUrl: string; devServer?: DevServer }> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
+  if (!serverUrl)
+    throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
   const databaseUrl = await freshDatabase(serverUrl, 'shelf_bench');
   process.env.DATABASE_URL = databaseUrl;
   let devServer: DevServer | undefined;

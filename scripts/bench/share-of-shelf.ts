@@ -16,10 +16,14 @@ const place = await services.places.create(org.id, { title: 'Store', countryCode
 
 let t0 = performance.now();
 // Rows spread over 3 organisations and 120 days, 40 brands; a third of them belong to the measured one.
-await sql(em, `insert into products (id, organisation_id, analysis_id, place_id, position, brand, units, on_sale, confidence, confidence_score, match_status, category, created_at)
+await sql(
+  em,
+  `insert into products (id, organisation_id, analysis_id, place_id, position, brand, units, on_sale, confidence, confidence_score, match_status, category, created_at)
   select 'prd_bench' || g, (array[?, ?, ?])[1 + g % 3], 'an_bench' || (g / 20), ?, g, 'Brand ' || (g % 40), 1 + g % 6, false, 'high', 0.9, 'unmatched',
          'Category ' || (g % 7), now() - ((g % 120) || ' days')::interval - ((g % 86400) || ' seconds')::interval
-    from generate_series(1, ?) g`, [orgs[0]!.id, orgs[1]!.id, orgs[2]!.id, place.id, ROWS]);
+    from generate_series(1, ?) g`,
+  [orgs[0]!.id, orgs[1]!.id, orgs[2]!.id, place.id, ROWS],
+);
 await sql(em, 'analyze products');
 const loadSeconds = (performance.now() - t0) / 1000;
 
@@ -38,7 +42,20 @@ for (let i = 0; i < 5; i++) {
   filtered.push(performance.now() - t0);
 }
 filtered.sort((a, b) => a - b);
-console.log(JSON.stringify({ rows: ROWS, loadSeconds: Number(loadSeconds.toFixed(1)), brands: result!.brands.length, unitsIn30Days: result!.totalUnits, medianMs: Number(times[2]!.toFixed(1)), medianMsWithCountryAndChannel: Number(filtered[2]!.toFixed(1)) }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      rows: ROWS,
+      loadSeconds: Number(loadSeconds.toFixed(1)),
+      brands: result!.brands.length,
+      unitsIn30Days: result!.totalUnits,
+      medianMs: Number(times[2]!.toFixed(1)),
+      medianMsWithCountryAndChannel: Number(filtered[2]!.toFixed(1)),
+    },
+    null,
+    2,
+  ),
+);
 await runtime.close();
 await devServer?.stop();
 process.exit(0);

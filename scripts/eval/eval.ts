@@ -33,39 +33,72 @@ const report: Record<string, unknown> = { recognizer: values.recognizer, date: n
 
 type Box = { x0: number; y0: number; x1: number; y1: number };
 function iou(a: Box, b: Box): number {
-  const inter = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+  const inter =
+    Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
   return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter);
 }
 
 type Truth = {
   image: string;
-  products: { sku: string; upc: string; units: number; price: number; discountedPrice: number | null; onSale: boolean; shelfPosition: string; shelfSection: string }[];
+  products: {
+    sku: string;
+    upc: string;
+    units: number;
+    price: number;
+    discountedPrice: number | null;
+    onSale: boolean;
+    shelfPosition: string;
+    shelfSection: string;
+  }[];
 };
 
 // 1. The labelled synthetic set.
 if (values.images && existsSync(values.images)) {
   const dir = resolve(values.images);
-  const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as (CatalogueEntry & { upc: string })[];
+  const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as (CatalogueEntry & {
+    upc: string;
+  })[];
   const recognizer = await createRecognizer(values.recognizer!);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'catalogue.json').sort().slice(0, values.limit ? Number(values.limit) : undefined);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'catalogue.json')
+    .sort()
+    .slice(0, values.limit ? Number(values.limit) : undefined);
   const perImage = [];
-  let tp = 0, fp = 0, fn = 0, priceRight = 0, positionRight = 0, unitsRight = 0, seconds = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0,
+    priceRight = 0,
+    positionRight = 0,
+    unitsRight = 0,
+    seconds = 0;
   for (const file of files) {
     const truth = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Truth;
     const bytes = readFileSync(join(dir, truth.image));
     const meta = await sharp(bytes).metadata();
     const started = performance.now();
-    const products = await recognizer.recognize({ image: bytes, contentType: 'image/jpeg', width: meta.width!, height: meta.height!, catalogue, runIndex: 0 });
+    const products = await recognizer.recognize({
+      image: bytes,
+      contentType: 'image/jpeg',
+      width: meta.width!,
+      height: meta.height!,
+      catalogue,
+      runIndex: 0,
+    });
     const took = (performance.now() - started) / 1000;
     seconds += took;
-    const skuOf = (p: { sku: string | null; upc: string | null }) => p.sku ?? catalogue.find((c) => normalizeGtin(c.upc) === normalizeGtin(p.upc))?.sku ?? null;
+    const skuOf = (p: { sku: string | null; upc: string | null }) =>
+      p.sku ?? catalogue.find((c) => normalizeGtin(c.upc) === normalizeGtin(p.upc))?.sku ?? null;
     const predicted = new Map<string, (typeof products)[number]>();
     for (const p of products) {
       const sku = skuOf(p);
       if (sku && !predicted.has(sku)) predicted.set(sku, p);
     }
     const truthBySku = new Map(truth.products.map((p) => [p.sku, p]));
-    let itp = 0, ifp = 0, iprice = 0, ipos = 0, iunits = 0;
+    let itp = 0,
+      ifp = 0,
+      iprice = 0,
+      ipos = 0,
+      iunits = 0;
     for (const [sku, p] of predicted) {
       const t = truthBySku.get(sku);
       if (!t) {
@@ -78,10 +111,26 @@ if (values.images && existsSync(values.images)) {
       if (p.units === t.units) iunits++;
     }
     const ifn = truth.products.length - itp;
-    tp += itp; fp += ifp; fn += ifn; priceRight += iprice; positionRight += ipos; unitsRight += iunits;
+    tp += itp;
+    fp += ifp;
+    fn += ifn;
+    priceRight += iprice;
+    positionRight += ipos;
+    unitsRight += iunits;
     const precision = itp / Math.max(1, itp + ifp);
     const recall = itp / Math.max(1, truth.products.length);
-    perImage.push({ image: truth.image, truth: truth.products.length, found: itp, falsePositives: ifp, precision: round(precision), recall: round(recall), pricesRight: iprice, positionsRight: ipos, unitsRight: iunits, seconds: round(took, 2) });
+    perImage.push({
+      image: truth.image,
+      truth: truth.products.length,
+      found: itp,
+      falsePositives: ifp,
+      precision: round(precision),
+      recall: round(recall),
+      pricesRight: iprice,
+      positionsRight: ipos,
+      unitsRight: iunits,
+      seconds: round(took, 2),
+    });
   }
   const precision = tp / Math.max(1, tp + fp);
   const recall = tp / Math.max(1, tp + fn);
@@ -105,9 +154,14 @@ if (values.dataset) {
   const ocr = new OcrPool(1);
   const tagsCsv = join(root, 'real-shelf-price-tags', 'price_boxes_gt.csv');
   if (existsSync(tagsCsv)) {
-    const rows = readFileSync(tagsCsv, 'utf8').trim().split('\n').slice(1).map((r) => r.split(','));
+    const rows = readFileSync(tagsCsv, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((r) => r.split(','));
     const cache = new Map<string, Buffer>();
-    let right = 0, read = 0;
+    let right = 0,
+      read = 0;
     const started = performance.now();
     for (const [image, x1, y1, x2, y2, gt] of rows as string[][]) {
       if (!cache.has(image!)) cache.set(image!, readFileSync(join(root, 'real-shelf-price-tags', 'images', image!)));
@@ -118,40 +172,66 @@ if (values.dataset) {
     const secondsPerTag = round((performance.now() - started) / 1000 / rows.length, 3);
     // The same tags as the recognizer finds them on its own: its label finder's boxes, not the labelled
     // ones. A tag counts as found when a box holds its centre or overlaps it by IoU > 0.3.
-    let found = 0, foundRight = 0;
+    let found = 0,
+      foundRight = 0;
     for (const image of new Set(rows.map((r) => r[0]!))) {
       const boxes = await findLabelBoxes(await decodePhoto(cache.get(image)!));
       for (const [, x1, y1, x2, y2, gt] of rows.filter((r) => r[0] === image)) {
         const tag = { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! };
-        const box = boxes.find((b) => iou(tag, b) > 0.3 || ((tag.x0 + tag.x1) / 2 > b.x0 && (tag.x0 + tag.x1) / 2 < b.x1 && (tag.y0 + tag.y1) / 2 > b.y0 && (tag.y0 + tag.y1) / 2 < b.y1));
+        const box = boxes.find(
+          (b) =>
+            iou(tag, b) > 0.3 ||
+            ((tag.x0 + tag.x1) / 2 > b.x0 &&
+              (tag.x0 + tag.x1) / 2 < b.x1 &&
+              (tag.y0 + tag.y1) / 2 > b.y0 &&
+              (tag.y0 + tag.y1) / 2 < b.y1),
+        );
         if (!box) continue;
         found++;
         if ((await readTagPrice(ocr, cache.get(image)!, box))?.value === Number(gt)) foundRight++;
       }
     }
     report.realPriceTags = {
-      tags: rows.length, read, right, accuracy: round(right / rows.length), secondsPerTag,
+      tags: rows.length,
+      read,
+      right,
+      accuracy: round(right / rows.length),
+      secondsPerTag,
       labelFinder: { found, recall: round(found / rows.length), pricesRight: foundRight },
-      source: 'Roboflow Universe "Shelf Price detection", CC BY 4.0, via AnujB05/Retail-Shelf-Price-Tag-Recognition-and-OCR',
+      source:
+        'Roboflow Universe "Shelf Price detection", CC BY 4.0, via AnujB05/Retail-Shelf-Price-Tag-Recognition-and-OCR',
     };
   }
   const barcodeCsv = join(root, 'barcode-photos', 'ground_truth.csv');
   if (existsSync(barcodeCsv)) {
-    const rows = readFileSync(barcodeCsv, 'utf8').trim().split('\n').slice(1).map((r) => r.split(','));
+    const rows = readFileSync(barcodeCsv, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((r) => r.split(','));
     let right = 0;
     const started = performance.now();
     for (const [file, , value] of rows as string[][]) {
       const found = await readCloseUp(readFileSync(join(root, 'barcode-photos', file!)));
       if (found && found.gtin === normalizeGtin(value!)) right++;
     }
-    report.realBarcodes = { photos: rows.length, decodedRight: right, rate: round(right / rows.length), secondsPerPhoto: round((performance.now() - started) / 1000 / rows.length, 3), source: 'ZXing black-box test images, Apache-2.0' };
+    report.realBarcodes = {
+      photos: rows.length,
+      decodedRight: right,
+      rate: round(right / rows.length),
+      secondsPerPhoto: round((performance.now() - started) / 1000 / rows.length, 3),
+      source: 'ZXing black-box test images, Apache-2.0',
+    };
   }
   await ocr.close();
 }
 
 clearInterval(sampler);
 report.peakRssMb = Math.round(peakRss / 1024 / 1024);
-const summary = { ...report, synthetic: report.synthetic ? { ...(report.synthetic as object), perImage: undefined } : undefined };
+const summary = {
+  ...report,
+  synthetic: report.synthetic ? { ...(report.synthetic as object), perImage: undefined } : undefined,
+};
 console.log(JSON.stringify(summary, null, 2));
 writeFileSync(values.report!, JSON.stringify(report, null, 2));
 console.log(`report written to ${values.report}`);

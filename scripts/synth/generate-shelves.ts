@@ -8,11 +8,32 @@ import { parseArgs } from 'node:util';
 import bwipjs from 'bwip-js';
 import sharp from 'sharp';
 
-type Item = { sku: string; upc: string; brand: string; name: string; category: string; sizeValue: number; sizeUnit: string; expectedPrice: number; currency: 'GBP' };
+type Item = {
+  sku: string;
+  upc: string;
+  brand: string;
+  name: string;
+  category: string;
+  sizeValue: number;
+  sizeUnit: string;
+  expectedPrice: number;
+  currency: 'GBP';
+};
 type Box = [number, number, number, number];
 type TruthProduct = {
-  sku: string; upc: string; brand: string; name: string; units: number; price: number; discountedPrice: number | null; onSale: boolean; currency: 'GBP';
-  shelfPosition: 'top' | 'eye-level' | 'middle' | 'bottom'; shelfSection: 'left' | 'center' | 'right'; bbox: Box; label: { bbox: Box; text: string; occluded: boolean };
+  sku: string;
+  upc: string;
+  brand: string;
+  name: string;
+  units: number;
+  price: number;
+  discountedPrice: number | null;
+  onSale: boolean;
+  currency: 'GBP';
+  shelfPosition: 'top' | 'eye-level' | 'middle' | 'bottom';
+  shelfSection: 'left' | 'center' | 'right';
+  bbox: Box;
+  label: { bbox: Box; text: string; occluded: boolean };
 };
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
@@ -25,7 +46,11 @@ function rng(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
+  return {
+    next,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!,
+  };
 }
 
 export function ean13(base12: string): string {
@@ -33,14 +58,48 @@ export function ean13(base12: string): string {
   return base12 + String((10 - (sum % 10)) % 10);
 }
 
-const BRANDS = ['Brightwell', 'Nordic Dairy', 'Crispin', 'Sunvale', 'Oakridge', 'Bluefin', 'Harvest Moon', 'Polar Peak', 'Golden Crust', 'Riverbend'];
-const PRODUCTS: [string, string, number, string][] = [
-  ['Orange Juice', 'Juice', 1, 'L'], ['Apple Juice', 'Juice', 1, 'L'], ['Whole Milk', 'Dairy', 2, 'L'], ['Greek Yogurt', 'Dairy', 500, 'g'],
-  ['Salted Crisps', 'Snacks', 150, 'g'], ['Cheese Puffs', 'Snacks', 100, 'g'], ['Rolled Oats', 'Cereal', 500, 'g'], ['Corn Flakes', 'Cereal', 375, 'g'],
-  ['Sparkling Water', 'Drinks', 500, 'ml'], ['Cola', 'Drinks', 330, 'ml'], ['Tomato Soup', 'Tins', 400, 'g'], ['Baked Beans', 'Tins', 415, 'g'],
-  ['Peanut Butter', 'Spreads', 340, 'g'], ['Strawberry Jam', 'Spreads', 454, 'g'], ['Green Tea', 'Hot Drinks', 40, 'bags'], ['Ground Coffee', 'Hot Drinks', 227, 'g'],
+const BRANDS = [
+  'Brightwell',
+  'Nordic Dairy',
+  'Crispin',
+  'Sunvale',
+  'Oakridge',
+  'Bluefin',
+  'Harvest Moon',
+  'Polar Peak',
+  'Golden Crust',
+  'Riverbend',
 ];
-const COLOURS = ['#c0392b', '#2471a3', '#1e8449', '#b9770e', '#7d3c98', '#117a65', '#a04000', '#1f618d', '#943126', '#2e4053'];
+const PRODUCTS: [string, string, number, string][] = [
+  ['Orange Juice', 'Juice', 1, 'L'],
+  ['Apple Juice', 'Juice', 1, 'L'],
+  ['Whole Milk', 'Dairy', 2, 'L'],
+  ['Greek Yogurt', 'Dairy', 500, 'g'],
+  ['Salted Crisps', 'Snacks', 150, 'g'],
+  ['Cheese Puffs', 'Snacks', 100, 'g'],
+  ['Rolled Oats', 'Cereal', 500, 'g'],
+  ['Corn Flakes', 'Cereal', 375, 'g'],
+  ['Sparkling Water', 'Drinks', 500, 'ml'],
+  ['Cola', 'Drinks', 330, 'ml'],
+  ['Tomato Soup', 'Tins', 400, 'g'],
+  ['Baked Beans', 'Tins', 415, 'g'],
+  ['Peanut Butter', 'Spreads', 340, 'g'],
+  ['Strawberry Jam', 'Spreads', 454, 'g'],
+  ['Green Tea', 'Hot Drinks', 40, 'bags'],
+  ['Ground Coffee', 'Hot Drinks', 227, 'g'],
+];
+const COLOURS = [
+  '#c0392b',
+  '#2471a3',
+  '#1e8449',
+  '#b9770e',
+  '#7d3c98',
+  '#117a65',
+  '#a04000',
+  '#1f618d',
+  '#943126',
+  '#2e4053',
+];
 const FONTS = ['DejaVu Sans', 'DejaVu Serif', 'DejaVu Sans Condensed', 'DejaVu Sans Mono'];
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -51,8 +110,20 @@ export function catalogue(seed: number): Item[] {
   for (let i = 0; i < 32; i++) {
     const [name, category, sizeValue, sizeUnit] = PRODUCTS[i % PRODUCTS.length]!;
     const brand = BRANDS[(i * 7 + Math.floor(i / PRODUCTS.length)) % BRANDS.length]!;
-    const upc = ean13(`50${String(10000000 + r.int(0, 89999999)).padStart(8, '0')}${String(i).padStart(2, '0')}`.slice(0, 12));
-    items.push({ sku: `${brand.slice(0, 3).toUpperCase()}-${name.replace(/\W+/g, '').slice(0, 6).toUpperCase()}-${i}`, upc, brand, name: `${name} ${sizeValue}${sizeUnit === 'bags' ? ' bags' : sizeUnit}`, category, sizeValue, sizeUnit, expectedPrice: r.int(50, 599) / 100, currency: 'GBP' });
+    const upc = ean13(
+      `50${String(10000000 + r.int(0, 89999999)).padStart(8, '0')}${String(i).padStart(2, '0')}`.slice(0, 12),
+    );
+    items.push({
+      sku: `${brand.slice(0, 3).toUpperCase()}-${name.replace(/\W+/g, '').slice(0, 6).toUpperCase()}-${i}`,
+      upc,
+      brand,
+      name: `${name} ${sizeValue}${sizeUnit === 'bags' ? ' bags' : sizeUnit}`,
+      category,
+      sizeValue,
+      sizeUnit,
+      expectedPrice: r.int(50, 599) / 100,
+      currency: 'GBP',
+    });
   }
   return items;
 }
@@ -67,7 +138,8 @@ export async function renderShelf(items: Item[], seed: number, width: number, he
   const r = rng(seed);
   const rows = r.int(3, 4);
   const rowH = height / rows;
-  const positions = rows === 3 ? (['top', 'eye-level', 'bottom'] as const) : (['top', 'eye-level', 'middle', 'bottom'] as const);
+  const positions =
+    rows === 3 ? (['top', 'eye-level', 'bottom'] as const) : (['top', 'eye-level', 'middle', 'bottom'] as const);
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="${r.pick(['#d9d4c7', '#cfd8dc', '#e0dcd0', '#d7ccc8'])}"/>`;
   const barcodes: { svg: string; x: number; y: number; w: number; h: number }[] = [];
   const products: TruthProduct[] = [];
@@ -122,9 +194,18 @@ export async function renderShelf(items: Item[], seed: number, width: number, he
       // Shrink long names to fit the label: a label's text is what carries the match.
       const nameSize = Math.min(r.int(19, 23), Math.floor((labelW - 16) / (nameText.length * 0.62)));
       svg += `<text x="${lx + 8}" y="${ly + nameSize + 4}" font-family="${font}" font-size="${nameSize}" fill="#111">${esc(nameText)}</text>`;
-      const priceSize = discounted !== null ? Math.min(r.int(20, 23), Math.floor((labelW - bw - 24) / (priceText.length * 0.66))) : r.int(28, 34);
+      const priceSize =
+        discounted !== null
+          ? Math.min(r.int(20, 23), Math.floor((labelW - bw - 24) / (priceText.length * 0.66)))
+          : r.int(28, 34);
       svg += `<text x="${lx + 8}" y="${ly + lh - 10}" font-family="${font}" font-size="${priceSize}" font-weight="bold" fill="${yellow ? '#b71c1c' : '#111'}">${esc(priceText)}</text>`;
-      barcodes.push({ svg: bwipjs.toSVG({ bcid: 'ean13', text: item.upc, height: 6, includetext: false }), x: lx + labelW - bw - 6, y: ly + lh - bh - 6, w: bw, h: bh });
+      barcodes.push({
+        svg: bwipjs.toSVG({ bcid: 'ean13', text: item.upc, height: 6, includetext: false }),
+        x: lx + labelW - bw - 6,
+        y: ly + lh - bh - 6,
+        w: bw,
+        h: bh,
+      });
       let occluded = false;
       if (r.next() < 0.08) {
         occluded = true;
@@ -132,23 +213,47 @@ export async function renderShelf(items: Item[], seed: number, width: number, he
       }
       const cxg = x + groupW / 2;
       products.push({
-        sku: item.sku, upc: item.upc, brand: item.brand, name: item.name, units, price, discountedPrice: discounted, onSale: discounted !== null, currency: 'GBP',
-        shelfPosition: positions[row]!, shelfSection: cxg < width / 3 ? 'left' : cxg < (2 * width) / 3 ? 'center' : 'right',
-        bbox: [x, boardY - packH, x + units * (packW + 6), boardY], label: { bbox: [lx, ly, lx + labelW, ly + lh], text: `${item.brand} ${item.name} ${priceText}`, occluded },
+        sku: item.sku,
+        upc: item.upc,
+        brand: item.brand,
+        name: item.name,
+        units,
+        price,
+        discountedPrice: discounted,
+        onSale: discounted !== null,
+        currency: 'GBP',
+        shelfPosition: positions[row]!,
+        shelfSection: cxg < width / 3 ? 'left' : cxg < (2 * width) / 3 ? 'center' : 'right',
+        bbox: [x, boardY - packH, x + units * (packW + 6), boardY],
+        label: { bbox: [lx, ly, lx + labelW, ly + lh], text: `${item.brand} ${item.name} ${priceText}`, occluded },
       });
       x += groupW + r.int(14, 40);
     }
   }
   svg += '</svg>';
   const composites = await Promise.all(
-    barcodes.map(async (b) => ({ input: await sharp(Buffer.from(b.svg)).resize(b.w, b.h, { fit: 'fill' }).png().toBuffer(), left: Math.round(b.x), top: Math.round(b.y) })),
+    barcodes.map(async (b) => ({
+      input: await sharp(Buffer.from(b.svg)).resize(b.w, b.h, { fit: 'fill' }).png().toBuffer(),
+      left: Math.round(b.x),
+      top: Math.round(b.y),
+    })),
   );
   let img = sharp(Buffer.from(svg)).composite(composites);
   const base = await img.png().toBuffer();
   // Camera-like degradations, each drawn per image.
   const angle = (r.next() - 0.5) * 3;
   const sigma = 0.3 + r.next() * 0.8;
-  const noise = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 6 + r.next() * 10 } } }).png().toBuffer();
+  const noise = await sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 6 + r.next() * 10 },
+    },
+  })
+    .png()
+    .toBuffer();
   img = sharp(base)
     .composite([{ input: noise, blend: 'overlay' }])
     .blur(sigma)
@@ -162,18 +267,46 @@ export async function renderShelf(items: Item[], seed: number, width: number, he
   const jpeg = await sharp(rotated.data).extract({ left, top, width, height }).jpeg({ quality }).toBuffer();
   const rad = (angle * Math.PI) / 180;
   const tb = (b: Box): Box => {
-    const pts = [[b[0], b[1]], [b[2], b[1]], [b[0], b[3]], [b[2], b[3]]].map(([px, py]) => rotatePoint(px!, py!, width / 2, height / 2, rad));
-    return [Math.min(...pts.map((p) => p[0])), Math.min(...pts.map((p) => p[1])), Math.max(...pts.map((p) => p[0])), Math.max(...pts.map((p) => p[1]))].map((v) => Math.round(Math.max(0, v))) as Box;
+    const pts = [
+      [b[0], b[1]],
+      [b[2], b[1]],
+      [b[0], b[3]],
+      [b[2], b[3]],
+    ].map(([px, py]) => rotatePoint(px!, py!, width / 2, height / 2, rad));
+    return [
+      Math.min(...pts.map((p) => p[0])),
+      Math.min(...pts.map((p) => p[1])),
+      Math.max(...pts.map((p) => p[0])),
+      Math.max(...pts.map((p) => p[1])),
+    ].map((v) => Math.round(Math.max(0, v))) as Box;
   };
   for (const p of products) {
     p.bbox = tb(p.bbox);
     p.label.bbox = tb(p.label.bbox);
   }
-  return { jpeg, truth: { width, height, rotationDegrees: Number(angle.toFixed(2)), blurSigma: Number(sigma.toFixed(2)), jpegQuality: quality, products } };
+  return {
+    jpeg,
+    truth: {
+      width,
+      height,
+      rotationDegrees: Number(angle.toFixed(2)),
+      blurSigma: Number(sigma.toFixed(2)),
+      jpegQuality: quality,
+      products,
+    },
+  };
 }
 
 if (process.argv[1]?.endsWith('generate-shelves.ts')) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, count: { type: 'string', default: '12' }, seed: { type: 'string', default: '42' }, width: { type: 'string', default: '1600' }, height: { type: 'string', default: '1200' } } });
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string' },
+      count: { type: 'string', default: '12' },
+      seed: { type: 'string', default: '42' },
+      width: { type: 'string', default: '1600' },
+      height: { type: 'string', default: '1200' },
+    },
+  });
   if (!values.out) throw new Error('--out <dir> is required');
   mkdirSync(values.out, { recursive: true });
   const seed = Number(values.seed);

@@ -87,13 +87,30 @@ try {
         credits: values.credits === undefined ? undefined : int('credits'),
       });
       const balance = await s.credits.balance(org.id);
-      print({ id: org.id, name: org.name, plan: org.plan, credits: balance.remaining }, `created ${org.id} (${org.name}, ${org.plan}, ${balance.remaining} credits)`);
+      print(
+        { id: org.id, name: org.name, plan: org.plan, credits: balance.remaining },
+        `created ${org.id} (${org.name}, ${org.plan}, ${balance.remaining} credits)`,
+      );
       break;
     }
     case 'org:list': {
       const orgs = await s.organisations.list();
-      const rows = orgs.map((o) => ({ id: o.id, name: o.name, plan: o.plan, planCredits: o.planCredits, paygCredits: o.paygCredits }));
-      print(rows, rows.map((r) => `${r.id}  ${r.plan.padEnd(10)} ${String(r.planCredits + r.paygCredits).padStart(8)} credits  ${r.name}`).join('\n') || '(none)');
+      const rows = orgs.map((o) => ({
+        id: o.id,
+        name: o.name,
+        plan: o.plan,
+        planCredits: o.planCredits,
+        paygCredits: o.paygCredits,
+      }));
+      print(
+        rows,
+        rows
+          .map(
+            (r) =>
+              `${r.id}  ${r.plan.padEnd(10)} ${String(r.planCredits + r.paygCredits).padStart(8)} credits  ${r.name}`,
+          )
+          .join('\n') || '(none)',
+      );
       break;
     }
     case 'org:set-plan': {
@@ -103,7 +120,12 @@ try {
       break;
     }
     case 'credits:grant': {
-      const balance = await s.credits.grant(need('org'), int('amount'), oneOf('pool', ['plan', 'payg'] as const, 'payg'), 'granted by admin CLI');
+      const balance = await s.credits.grant(
+        need('org'),
+        int('amount'),
+        oneOf('pool', ['plan', 'payg'] as const, 'payg'),
+        'granted by admin CLI',
+      );
       print(balance, `balance: ${balance.remaining} (plan ${balance.plan}, payg ${balance.payg})`);
       break;
     }
@@ -116,13 +138,31 @@ try {
       const org = await s.organisations.get(need('org'));
       if (!org) throw new UsageError(`no organisation ${values.org}`);
       const { key, secret } = await s.apiKeys.create(org.id, oneOf<ApiKeyRole>('role', API_KEY_ROLES), values.name);
-      print({ id: key.id, role: key.role, name: key.name, key: secret }, `${key.id} (${key.role})\n${secret}\nStore this key now: it is shown only once.`);
+      print(
+        { id: key.id, role: key.role, name: key.name, key: secret },
+        `${key.id} (${key.role})\n${secret}\nStore this key now: it is shown only once.`,
+      );
       break;
     }
     case 'key:list': {
       const keys = await s.apiKeys.all(need('org'));
-      const rows = keys.map((k) => ({ id: k.id, name: k.name, role: k.role, prefix: k.keyPrefix, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt, createdAt: k.createdAt }));
-      print(rows, rows.map((r) => `${r.id}  ${r.role.padEnd(6)} ${r.prefix}…  ${r.revokedAt ? 'revoked' : 'active '}  ${r.name ?? ''}`).join('\n') || '(none)');
+      const rows = keys.map((k) => ({
+        id: k.id,
+        name: k.name,
+        role: k.role,
+        prefix: k.keyPrefix,
+        lastUsedAt: k.lastUsedAt,
+        revokedAt: k.revokedAt,
+        createdAt: k.createdAt,
+      }));
+      print(
+        rows,
+        rows
+          .map(
+            (r) => `${r.id}  ${r.role.padEnd(6)} ${r.prefix}…  ${r.revokedAt ? 'revoked' : 'active '}  ${r.name ?? ''}`,
+          )
+          .join('\n') || '(none)',
+      );
       break;
     }
     case 'key:revoke': {
@@ -131,18 +171,30 @@ try {
       break;
     }
     case 'member:add': {
-      const user = await s.members.add(need('org'), { name: need('name'), email: need('email'), role: oneOf('role', ['owner', 'member', 'tasker'] as const, 'member') });
+      const user = await s.members.add(need('org'), {
+        name: need('name'),
+        email: need('email'),
+        role: oneOf('role', ['owner', 'member', 'tasker'] as const, 'member'),
+      });
       print({ userId: user.id, email: user.email, role: user.role }, `${user.id} ${user.email} (${user.role})`);
       break;
     }
     case 'invite:list': {
-      const rows = (await s.members.pendingInvitations(need('org'))).map((i) => ({ invitationId: i.id, email: i.email, role: i.role, createdAt: i.createdAt }));
+      const rows = (await s.members.pendingInvitations(need('org'))).map((i) => ({
+        invitationId: i.id,
+        email: i.email,
+        role: i.role,
+        createdAt: i.createdAt,
+      }));
       print(rows, rows.map((r) => `${r.invitationId}  ${r.role.padEnd(7)} ${r.email}`).join('\n') || '(none)');
       break;
     }
     case 'invite:accept': {
       const user = await s.members.accept(need('org'), need('invitation'), need('name'));
-      print({ userId: user.id, email: user.email, role: user.role }, `${user.email} joined as ${user.id} (${user.role})`);
+      print(
+        { userId: user.id, email: user.email, role: user.role },
+        `${user.email} joined as ${user.id} (${user.role})`,
+      );
       break;
     }
     case 'temporal:setup': {

@@ -21,4 +21,30 @@ import { Place } from '../modules/places/place.entity.js';
 import { Project } from '../modules/projects/project.entity.js';
 
 /** Every entity the ORM knows. New modules add theirs here. */
-export const entities = [Organisation, ApiKey, CreditEntry, Project, Place, InventoryItem, Analysis, Batch, AnalysisRun, ImageBlob, Product, Event, Webhook, Delivery, DeliveryAttempt, Alert, RateLimitWindow, IdempotencyKey, Task, Account, Order, OrderLine, OrderCounter, User, Invitation];
+export const entities = [
+  Organisation,
+  ApiKey,
+  CreditEntry,
+  Project,
+  Place,
+  InventoryItem,
+  Analysis,
+  Batch,
+  AnalysisRun,
+  ImageBlob,
+  Product,
+  Event,
+  Webhook,
+  Delivery,
+  DeliveryAttempt,
+  Alert,
+  RateLimitWindow,
+  IdempotencyKey,
+  Task,
+  Account,
+  Order,
+  OrderLine,
+  OrderCounter,
+  User,
+  Invitation,
+];

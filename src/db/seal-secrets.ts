@@ -17,7 +17,10 @@ const SEALED_COLUMNS = [
 export async function sealStoredSecrets(em: EntityManager, secretBox: () => SecretBox): Promise<number> {
   let changed = 0;
   // A database with no secret at all (a fresh one) needs no key: configuration is not even read.
-  const [any] = await sql<{ found: boolean }>(em, `select ${SEALED_COLUMNS.map((c) => `exists (select 1 from ${c.table} where ${c.column} is not null)`).join(' or ')} as found`);
+  const [any] = await sql<{ found: boolean }>(
+    em,
+    `select ${SEALED_COLUMNS.map((c) => `exists (select 1 from ${c.table} where ${c.column} is not null)`).join(' or ')} as found`,
+  );
   if (!any?.found) return 0;
   const box = secretBox();
   for (const { table, column } of SEALED_COLUMNS) {
@@ -28,7 +31,11 @@ export async function sealStoredSecrets(em: EntityManager, secretBox: () => Secr
     );
     for (const row of rows) {
       const plain = row.value.startsWith('sealed1.') ? box.open(row.value) : row.value;
-      await sql(em, `update ${table} set ${column} = ? where id = ? and ${column} = ?`, [box.seal(plain), row.id, row.value]);
+      await sql(em, `update ${table} set ${column} = ? where id = ? and ${column} = ?`, [
+        box.seal(plain),
+        row.id,
+        row.value,
+      ]);
       changed++;
     }
   }

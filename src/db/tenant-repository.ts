@@ -10,7 +10,11 @@ export class TenantRepository<T extends TenantRow> extends EntityRepository<T> {
   }
 
   /** Newest first, keyset-paginated on the time-sortable id. */
-  async page(organisationId: string, where: FilterQuery<T>, page: Page): Promise<{ items: T[]; pagination: Pagination }> {
+  async page(
+    organisationId: string,
+    where: FilterQuery<T>,
+    page: Page,
+  ): Promise<{ items: T[]; pagination: Pagination }> {
     const conditions: FilterQuery<T>[] = [{ organisationId } as FilterQuery<T>, where];
     if (page.cursor) conditions.push({ id: { $lt: decodeCursor(page.cursor) } } as unknown as FilterQuery<T>);
     const rows = await this.find({ $and: conditions } as FilterQuery<T>, {

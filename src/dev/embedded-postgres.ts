@@ -8,7 +8,11 @@ export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
  * A PostgreSQL server that lives in the project's git-ignored data folder, so `npm start` needs no
  * database install. As root, postgres refuses to run unless it gets its own system user.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (msg: string) => void): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (msg: string) => void,
+): Promise<EmbeddedDatabase> {
   const databaseDir = join(dataDir, 'postgres');
   const pg = new EmbeddedPostgres({
     databaseDir,

@@ -23,7 +23,14 @@ import { apiRoutes } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
 
-export type AppDeps = { orm: Orm; services: Services; commands: Commands; temporal: TemporalHandle; logger: Logger; config: Config };
+export type AppDeps = {
+  orm: Orm;
+  services: Services;
+  commands: Commands;
+  temporal: TemporalHandle;
+  logger: Logger;
+  config: Config;
+};
 
 function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
@@ -35,7 +42,13 @@ function requestLog(logger: Logger) {
       await next();
     } finally {
       logger.info(
-        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+        },
         'request',
       );
     }
@@ -112,10 +125,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
     ctx.body = { status: 'ok' };
   });
   health.get('/health/ready', async (ctx) => {
-    const [database, temporalOk] = await Promise.all([
-      orm.isConnected().catch(() => false),
-      temporalHealthy(temporal),
-    ]);
+    const [database, temporalOk] = await Promise.all([orm.isConnected().catch(() => false), temporalHealthy(temporal)]);
     ctx.status = database && temporalOk ? 200 : 503;
     ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', database, temporal: temporalOk };
   });

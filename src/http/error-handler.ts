@@ -9,7 +9,15 @@ import {
 } from '../lib/errors.js';
 import { BODY_LIMIT_BYTES } from './body.js';
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P03',
+  '53300',
+]);
 
 /** Database down, pool exhausted or Temporal unreachable: nothing was done, a retry is safe. */
 function isUnavailable(err: unknown): boolean {
@@ -28,10 +36,14 @@ function fromBodyParser(err: unknown): AppError | undefined {
   const e = err as { status?: number; type?: string; expose?: boolean };
   if (e?.type === 'entity.too.large' || e?.status === 413) return new PayloadTooLargeError(BODY_LIMIT_BYTES);
   if (e?.status === 400 || err instanceof SyntaxError) {
-    return new ValidationError('Malformed JSON in request body.', [{ field: 'body', message: 'Malformed JSON.', code: 'invalid_json' }]);
+    return new ValidationError('Malformed JSON in request body.', [
+      { field: 'body', message: 'Malformed JSON.', code: 'invalid_json' },
+    ]);
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    return new ValidationError('Unsupported request body encoding.', [{ field: 'body', message: 'Unsupported encoding.' }]);
+    return new ValidationError('Unsupported request body encoding.', [
+      { field: 'body', message: 'Unsupported encoding.' },
+    ]);
   }
   return undefined;
 }

@@ -10,11 +10,16 @@ import { errorBody, toAppError } from './error-handler.js';
 
 export class RateLimitedError extends AppError {
   constructor(r: RateLimitResult) {
-    super('RATE_LIMITED', 429, `Rate limit exceeded: ${r.limit} requests per 60 s in this category. Retry after ${r.retryAfter} s.`, {
-      retryAfter: r.retryAfter,
-      limit: r.limit,
-      window: '60s',
-    } satisfies ErrorDetails);
+    super(
+      'RATE_LIMITED',
+      429,
+      `Rate limit exceeded: ${r.limit} requests per 60 s in this category. Retry after ${r.retryAfter} s.`,
+      {
+        retryAfter: r.retryAfter,
+        limit: r.limit,
+        window: '60s',
+      } satisfies ErrorDetails,
+    );
   }
 }
 
@@ -38,7 +43,14 @@ export function categoryOf(route: Pick<RouteDefinition, 'method' | 'rateLimit'>)
  * Only failures are refused: a request with a valid key always passes, so one address (a load
  * balancer, an office NAT) full of bad keys never locks out the clients behind it.
  */
-export async function admit(ctx: Context, gate: KeyGate, limiter: RateLimiter, authFailuresPerMinute: number, category: RateLimitCategory, weight: number) {
+export async function admit(
+  ctx: Context,
+  gate: KeyGate,
+  limiter: RateLimiter,
+  authFailuresPerMinute: number,
+  category: RateLimitCategory,
+  weight: number,
+) {
   let entered: Awaited<ReturnType<KeyGate['enter']>>;
   try {
     entered = await gate.enter(ctx.get('authorization') || undefined, category, weight);
@@ -75,7 +87,10 @@ export function idempotency(service: () => IdempotencyService) {
     if (!key || (ctx.method !== 'POST' && ctx.method !== 'PATCH')) return next();
     const auth = ctx.state.auth as AuthContext;
     const scope = { organisationId: auth.organisationId, apiKeyId: auth.apiKeyId };
-    if (key.length > 255) throw new AppError('VALIDATION_FAILED', 422, 'Idempotency-Key is at most 255 characters.', { fields: [{ field: 'header.Idempotency-Key', message: 'At most 255 characters.' }] });
+    if (key.length > 255)
+      throw new AppError('VALIDATION_FAILED', 422, 'Idempotency-Key is at most 255 characters.', {
+        fields: [{ field: 'header.Idempotency-Key', message: 'At most 255 characters.' }],
+      });
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
     const claim = await service().claim(scope, key, fingerprint(ctx.method, ctx.url, raw));
     if (claim.kind === 'replay') {

@@ -13,8 +13,14 @@ export const errorSchema = z
   .meta({ id: 'Error' });
 
 const ERROR_STATUS: Record<string, { status: string; description: string }> = {
-  AUTH_REQUIRED: { status: '401', description: 'AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key).' },
-  INSUFFICIENT_CREDITS: { status: '402', description: 'INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining.' },
+  AUTH_REQUIRED: {
+    status: '401',
+    description: 'AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key).',
+  },
+  INSUFFICIENT_CREDITS: {
+    status: '402',
+    description: 'INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining.',
+  },
   FORBIDDEN: { status: '403', description: 'FORBIDDEN: the key role is too low for this operation.' },
   NOT_FOUND: { status: '404', description: 'NOT_FOUND: unknown id or an id of another organisation.' },
   CONFLICT: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
@@ -22,11 +28,20 @@ const ERROR_STATUS: Record<string, { status: string; description: string }> = {
   IDEMPOTENCY_IN_PROGRESS: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
   PAYLOAD_TOO_LARGE: { status: '413', description: 'PAYLOAD_TOO_LARGE: body over 1 MiB.' },
   UNSUPPORTED_MEDIA_TYPE: { status: '415', description: 'UNSUPPORTED_MEDIA_TYPE: body is not JSON.' },
-  VALIDATION_FAILED: { status: '422', description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.' },
-  IDEMPOTENCY_KEY_REUSED: { status: '422', description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.' },
+  VALIDATION_FAILED: {
+    status: '422',
+    description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: '422',
+    description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.',
+  },
   RATE_LIMITED: { status: '429', description: 'RATE_LIMITED; Retry-After header; details: retryAfter, limit, window.' },
   INTERNAL_ERROR: { status: '500', description: 'INTERNAL_ERROR; quote X-Request-Id to support.' },
-  SERVICE_UNAVAILABLE: { status: '503', description: 'SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry.' },
+  SERVICE_UNAVAILABLE: {
+    status: '503',
+    description: 'SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry.',
+  },
 };
 
 function errorCodesFor(route: RouteDefinition): string[] {
@@ -43,9 +58,18 @@ function responseHeaders(auth: boolean) {
     'X-Request-Id': { description: 'Unique id of this request (UUID).', schema: { type: 'string', format: 'uuid' } },
   };
   if (auth) {
-    headers['X-RateLimit-Limit'] = { description: 'Requests allowed per 60 s in this category.', schema: { type: 'integer' } };
-    headers['X-RateLimit-Remaining'] = { description: 'Requests left in the current window.', schema: { type: 'integer' } };
-    headers['X-RateLimit-Reset'] = { description: 'Unix seconds when the window frees a slot.', schema: { type: 'integer' } };
+    headers['X-RateLimit-Limit'] = {
+      description: 'Requests allowed per 60 s in this category.',
+      schema: { type: 'integer' },
+    };
+    headers['X-RateLimit-Remaining'] = {
+      description: 'Requests left in the current window.',
+      schema: { type: 'integer' },
+    };
+    headers['X-RateLimit-Reset'] = {
+      description: 'Unix seconds when the window frees a slot.',
+      schema: { type: 'integer' },
+    };
   }
   return headers;
 }
@@ -72,7 +96,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     paths[path][route.method] = {
       operationId: route.operationId,
       summary: route.summary,
-      description: [route.description, auth ? `Requires an API key with the \`${role}\` role or higher.` : 'Public: no API key needed.']
+      description: [
+        route.description,
+        auth ? `Requires an API key with the \`${role}\` role or higher.` : 'Public: no API key needed.',
+      ]
         .filter(Boolean)
         .join('\n\n'),
       tags: [route.tag],
@@ -84,13 +111,16 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
           ? {
               header: z.object({
                 'Idempotency-Key': z.string().max(255).optional().meta({
-                  description: 'Repeat-safe key: the same request with the same key within 24 hours replays the first answer.',
+                  description:
+                    'Repeat-safe key: the same request with the same key within 24 hours replays the first answer.',
                 }),
               }),
             }
           : {}),
       },
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }
+        : {}),
       responses,
     };
   }
@@ -106,7 +136,11 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     security: [{ bearerAuth: [] }],
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `svc_live_` followed by 64 lowercase hex characters.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API key: `svc_live_` followed by 64 lowercase hex characters.',
+        },
       },
     },
     paths: paths as never,

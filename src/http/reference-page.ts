@@ -1,4 +1,7 @@
-type Doc = { info: { title: string; version: string; description?: string }; paths?: Record<string, Record<string, any>> };
+type Doc = {
+  info: { title: string; version: string; description?: string };
+  paths?: Record<string, Record<string, any>>;
+};
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
@@ -12,9 +15,14 @@ export function renderReferencePage(doc: Doc): string {
     for (const [method, op] of Object.entries(ops)) {
       const tag = op.tags?.[0] ?? 'Other';
       const params = (op.parameters ?? [])
-        .map((p: any) => `<li><code>${esc(p.name)}</code> <em>${esc(p.in)}</em>${p.required ? ' (required)' : ''}${p.description ? ` — ${esc(p.description)}` : ''}</li>`)
+        .map(
+          (p: any) =>
+            `<li><code>${esc(p.name)}</code> <em>${esc(p.in)}</em>${p.required ? ' (required)' : ''}${p.description ? ` — ${esc(p.description)}` : ''}</li>`,
+        )
         .join('');
-      const body = op.requestBody ? `<details><summary>Request body</summary><pre>${esc(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre></details>` : '';
+      const body = op.requestBody
+        ? `<details><summary>Request body</summary><pre>${esc(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre></details>`
+        : '';
       const statuses = Object.entries(op.responses ?? {})
         .map(([status, r]: [string, any]) => `<li><code>${status}</code> ${esc(r.description ?? '')}</li>`)
         .join('');
@@ -25,7 +33,9 @@ ${params ? `<h4>Parameters</h4><ul>${params}</ul>` : ''}${body}<h4>Responses</h4
     }
   }
   const nav = [...byTag.keys()].map((t) => `<a href="#tag-${esc(t)}">${esc(t)}</a>`).join(' · ');
-  const sections = [...byTag.entries()].map(([t, ops]) => `<h2 id="tag-${esc(t)}">${esc(t)}</h2>${ops.join('\n')}`).join('\n');
+  const sections = [...byTag.entries()]
+    .map(([t, ops]) => `<h2 id="tag-${esc(t)}">${esc(t)}</h2>${ops.join('\n')}`)
+    .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#222}
 code,pre{font-family:ui-monospace,monospace}pre{background:#f5f5f5;padding:.75rem;overflow:auto;font-size:12px}

@@ -30,7 +30,11 @@ export type HandlerInput<P, Q, B> = {
 
 export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };
 
-export type RouteDefinition<P extends z.ZodType | undefined = any, Q extends z.ZodType | undefined = any, B extends z.ZodType | undefined = any> = {
+export type RouteDefinition<
+  P extends z.ZodType | undefined = any,
+  Q extends z.ZodType | undefined = any,
+  B extends z.ZodType | undefined = any,
+> = {
   method: HttpMethod;
   /** OpenAPI-style path below /api/v1, e.g. `/places/{id}`. */
   path: string;
@@ -57,9 +61,11 @@ export type RouteDefinition<P extends z.ZodType | undefined = any, Q extends z.Z
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>;
 };
 
-export function defineRoute<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  route: RouteDefinition<P, Q, B>,
-): RouteDefinition<P, Q, B> {
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
   return route;
 }
 

@@ -30,7 +30,10 @@ export class GroupCommit<I, R> {
     while (group.waiting.length > 0) {
       const batch = group.waiting.splice(0, this.maxGroup);
       try {
-        const results = await this.flush(key, batch.map((w) => w.item));
+        const results = await this.flush(
+          key,
+          batch.map((w) => w.item),
+        );
         batch.forEach((w, i) => {
           const r = results[i];
           if (r instanceof Error) w.reject(r);

@@ -6,7 +6,16 @@ export type { Logger };
  * Never logged: API keys, signing secrets and Authorization headers, wherever they sit in a log
  * object (one or two levels deep covers every shape we log: request headers, bodies, SDK meta).
  */
-const SECRET_FIELDS = ['authorization', 'key', 'apiKey', 'secret', 'previousSecret', 'callbackSecret', 'password', 'token'];
+const SECRET_FIELDS = [
+  'authorization',
+  'key',
+  'apiKey',
+  'secret',
+  'previousSecret',
+  'callbackSecret',
+  'password',
+  'token',
+];
 export const REDACT_PATHS = [
   ...SECRET_FIELDS,
   ...SECRET_FIELDS.map((f) => `*.${f}`),
@@ -17,7 +26,11 @@ export const REDACT_PATHS = [
 
 /** A PostgreSQL error carries a five-character SQLSTATE; the driver prefixes its message with the statement. */
 function isDatabaseError(err: Error & { code?: unknown }): boolean {
-  return typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code) && ('routine' in err || 'severity' in err || 'sqlState' in err || err.name.endsWith('Exception'));
+  return (
+    typeof err.code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(err.code) &&
+    ('routine' in err || 'severity' in err || 'sqlState' in err || err.name.endsWith('Exception'))
+  );
 }
 
 /**
@@ -41,7 +54,10 @@ export function serializeError(err: unknown): unknown {
     table: e.table,
     column: e.column,
     constraint: e.constraint,
-    stack: (err.stack ?? '').split('\n').filter((l) => l.trim().startsWith('at ')).join('\n'),
+    stack: (err.stack ?? '')
+      .split('\n')
+      .filter((l) => l.trim().startsWith('at '))
+      .join('\n'),
   };
 }
 

@@ -26,7 +26,11 @@ export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] 
   return issues;
 }
 
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  where: 'body' | 'query' | 'path',
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const fields = toFieldIssues(result.error, where === 'body' ? undefined : where);

@@ -13,7 +13,9 @@ export function createTemporalClient(address: string, namespace: string): Tempor
 
 export async function temporalHealthy(handle: TemporalHandle, timeoutMs = 2000): Promise<boolean> {
   try {
-    await handle.connection.withDeadline(Date.now() + timeoutMs, () => handle.connection.workflowService.getSystemInfo({}));
+    await handle.connection.withDeadline(Date.now() + timeoutMs, () =>
+      handle.connection.workflowService.getSystemInfo({}),
+    );
     return true;
   } catch {
     return false;

@@ -11,7 +11,9 @@ export async function ensureSearchAttributes(handle: TemporalHandle, namespace: 
   if (missing.length === 0) return [];
   await handle.connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((n) => [n, proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      missing.map((n) => [n, proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
   });
   return missing;
 }

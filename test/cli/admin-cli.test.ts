@@ -10,7 +10,10 @@ const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
 async function cli(...args: string[]) {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], { cwd: root, env: process.env });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
+    cwd: root,
+    env: process.env,
+  });
   return JSON.parse(stdout);
 }
 
@@ -50,10 +53,13 @@ describe('admin CLI', () => {
   });
 
   it('exits with 2 and the usage on a bad command', async () => {
-    await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'key:create'], { cwd: root, env: process.env }), (err: any) => {
-      assert.equal(err.code, 2);
-      assert.match(err.stderr, /--org is required/);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'key:create'], { cwd: root, env: process.env }),
+      (err: any) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--org is required/);
+        return true;
+      },
+    );
   });
 });

@@ -13,7 +13,9 @@ describe('README', () => {
   });
 
   it('names the scripts it tells users to run', () => {
-    const scripts = Object.keys(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')).scripts);
+    const scripts = Object.keys(
+      JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')).scripts,
+    );
     for (const m of readme.matchAll(/npm run ([a-z:]+)/g)) assert.ok(scripts.includes(m[1]!), `npm run ${m[1]}`);
   });
 });

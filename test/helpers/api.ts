@@ -38,7 +38,12 @@ export async function startTestApi(overrides: Partial<Config> = {}): Promise<Tes
   };
 }
 
-export async function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> {
+export async function request(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: RequestOptions = {},
+): Promise<TestResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   let body: string | undefined = opts.rawBody;
@@ -46,7 +51,10 @@ export async function request(baseUrl: string, method: string, path: string, opt
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${baseUrl}${path.startsWith('/api/') || path.startsWith('/health') ? path : `/api/v1${path}`}`, { method, headers, body });
+  const res = await fetch(
+    `${baseUrl}${path.startsWith('/api/') || path.startsWith('/health') ? path : `/api/v1${path}`}`,
+    { method, headers, body },
+  );
   const text = await res.text();
   let parsed: unknown;
   try {

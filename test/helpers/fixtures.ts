@@ -20,10 +20,14 @@ export async function createTestOrg(
     name: opts.name ?? `Test org ${++counter}`,
     plan: opts.plan ?? 'enterprise',
     credits: opts.credits ?? 0,
-    customLimits: opts.plan ? null : { rateLimits: { analyses: 100_000, reads: 100_000, writes: 100_000 }, maxBatchSize: opts.maxBatchSize ?? 200 },
+    customLimits: opts.plan
+      ? null
+      : { rateLimits: { analyses: 100_000, reads: 100_000, writes: 100_000 }, maxBatchSize: opts.maxBatchSize ?? 200 },
   });
   const [read, write, admin] = await Promise.all(
-    (['read', 'write', 'admin'] as const).map((role) => createServices(runtime.orm.em.fork()).apiKeys.create(org.id, role, `${role} key`)),
+    (['read', 'write', 'admin'] as const).map((role) =>
+      createServices(runtime.orm.em.fork()).apiKeys.create(org.id, role, `${role} key`),
+    ),
   );
   return { id: org.id, keys: { read: read!.secret, write: write!.secret, admin: admin!.secret } };
 }

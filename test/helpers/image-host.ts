@@ -4,12 +4,16 @@ import sharp from 'sharp';
 
 /** A real image host on loopback. Each width encodes a scenario for the scripted recognizer. */
 export async function pngOfWidth(width: number, height = 60): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 180, b: 40 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 180, b: 40 } } })
+    .png()
+    .toBuffer();
 }
 
 export type ImageHost = { url(path: string): string; hits: Map<string, number>; close(): Promise<void> };
 
-export async function startImageHost(routes: Record<string, { status?: number; type?: string; body: Buffer | string; delayMs?: number }>): Promise<ImageHost> {
+export async function startImageHost(
+  routes: Record<string, { status?: number; type?: string; body: Buffer | string; delayMs?: number }>,
+): Promise<ImageHost> {
   const hits = new Map<string, number>();
   const server: Server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;

@@ -19,9 +19,14 @@ export async function startChatApi(script: (req: ChatRequest, call: number) => R
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
-    if (req.headers.authorization !== `Bearer ${API_KEY}`) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    const send = (status: number, json: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    if (req.headers.authorization !== `Bearer ${API_KEY}`)
+      return send(401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     const request = { headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
     requests.push(request);
     const reply = script(request, requests.length);
@@ -50,8 +55,16 @@ export function completion(message: { content?: string | null; refusal?: string 
     object: 'chat.completion',
     created: 1_700_000_000,
     model: 'test-vision',
-    choices: [{ index: 0, message: { role: 'assistant', content: message.content ?? null, refusal: message.refusal ?? null }, finish_reason: finishReason, logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: message.content ?? null, refusal: message.refusal ?? null },
+        finish_reason: finishReason,
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
   };
 }
-export const answer = (json: unknown) => completion({ content: typeof json === 'string' ? json : JSON.stringify(json) });
+export const answer = (json: unknown) =>
+  completion({ content: typeof json === 'string' ? json : JSON.stringify(json) });

@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 export type Received = { headers: IncomingHttpHeaders; raw: string; at: number; status: number };
 
 /** A real webhook receiver on loopback. `respond` picks each answer's status (and headers). */
-export async function startReceiver(respond: (r: Omit<Received, 'status'>, n: number) => number | { status: number; headers?: Record<string, string> } = () => 200) {
+export async function startReceiver(
+  respond: (
+    r: Omit<Received, 'status'>,
+    n: number,
+  ) => number | { status: number; headers?: Record<string, string> } = () => 200,
+) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -1,6 +1,11 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -11,6 +16,19 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
 }
 
 /** A submission's 202 does not wait for its workflow start (decisions.md): describe it once it exists. */
-export function describeWhenStarted(client: Client, workflowId: string, timeoutMs = 10_000): Promise<WorkflowExecutionDescription> {
-  return waitFor(`workflow ${workflowId}`, () => client.workflow.getHandle(workflowId).describe().catch(() => null), timeoutMs, 50);
+export function describeWhenStarted(
+  client: Client,
+  workflowId: string,
+  timeoutMs = 10_000,
+): Promise<WorkflowExecutionDescription> {
+  return waitFor(
+    `workflow ${workflowId}`,
+    () =>
+      client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .catch(() => null),
+    timeoutMs,
+    50,
+  );
 }

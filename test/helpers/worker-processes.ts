@@ -7,7 +7,10 @@ const root = resolve(import.meta.dirname, '../..');
  * The production worker entry point as its own process (see worker-process.ts), on the test's
  * queues. No relay unless asked: a relay sweeps the whole database, other test files' rows too.
  */
-export function spawnWorker(prefix: string, opts: { relay?: boolean; env?: Record<string, string> } = {}): { child: ChildProcess; printed(text: string): Promise<void> } {
+export function spawnWorker(
+  prefix: string,
+  opts: { relay?: boolean; env?: Record<string, string> } = {},
+): { child: ChildProcess; printed(text: string): Promise<void> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
     cwd: root,
     env: {

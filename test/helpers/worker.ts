@@ -25,9 +25,22 @@ export async function startTestWorkers(runtime: Runtime, recognizer: Recognizer)
   quietTemporal();
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
   const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-  const activities = createActivities({ orm: runtime.orm, config: runtime.config, client: runtime.temporal.client, recognizer: async () => recognizer });
+  const activities = createActivities({
+    orm: runtime.orm,
+    config: runtime.config,
+    client: runtime.temporal.client,
+    recognizer: async () => recognizer,
+  });
   // The production set of workers (one workflow bundle per test process), with test-sized slots.
-  const workers = await createWorkers({ connection, namespace: runtime.config.TEMPORAL_NAMESPACE, queues, activities, activitySlots: 8, recognitionSlots: 4, bundlePath: runtime.config.WORKFLOW_BUNDLE_PATH });
+  const workers = await createWorkers({
+    connection,
+    namespace: runtime.config.TEMPORAL_NAMESPACE,
+    queues,
+    activities,
+    activitySlots: 8,
+    recognitionSlots: 4,
+    bundlePath: runtime.config.WORKFLOW_BUNDLE_PATH,
+  });
   const running = Promise.all(workers.map((w) => w.run()));
   return {
     queues,

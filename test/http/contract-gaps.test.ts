@@ -23,25 +23,47 @@ describe('contract gaps: rate-limit headers on every answer, webhook tests, key 
   });
 
   it('401, 413, 415 and malformed-JSON 422 answers carry the rate-limit headers', async () => {
-    const malformed = await api.request('POST', '/places', { key: org.keys.write, rawBody: '{"title": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await api.request('POST', '/places', {
+      key: org.keys.write,
+      rawBody: '{"title": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 422);
     assertRateHeaders(malformed, 80, 'malformed JSON');
-    const textBody = await api.request('POST', '/places', { key: org.keys.write, rawBody: 'title=x', headers: { 'content-type': 'text/plain' } });
+    const textBody = await api.request('POST', '/places', {
+      key: org.keys.write,
+      rawBody: 'title=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(textBody.status, 415);
     assertRateHeaders(textBody, 80, '415');
-    const huge = await api.request('POST', '/places', { key: org.keys.write, rawBody: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    const huge = await api.request('POST', '/places', {
+      key: org.keys.write,
+      rawBody: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413);
     assertRateHeaders(huge, 80, '413');
-    const batch = await api.request('POST', '/analyses/batch', { key: org.keys.write, rawBody: '{"images": [', headers: { 'content-type': 'application/json' } });
+    const batch = await api.request('POST', '/analyses/batch', {
+      key: org.keys.write,
+      rawBody: '{"images": [',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(batch.status, 422);
     assertRateHeaders(batch, 30, 'malformed batch (analyses category)');
-    const unauthenticated = await api.request('GET', '/places', { key: `svc_live_${'3'.repeat(64)}`, headers: { 'x-forwarded-for': '192.0.2.77' } });
+    const unauthenticated = await api.request('GET', '/places', {
+      key: `svc_live_${'3'.repeat(64)}`,
+      headers: { 'x-forwarded-for': '192.0.2.77' },
+    });
     assert.equal(unauthenticated.status, 401);
     assertRateHeaders(unauthenticated, 30, '401 (failed authentications of this address)');
   });
 
   it('a test event to a disabled webhook is a 409 in the error envelope', async () => {
-    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: 'https://hooks.example.com/x', events: ['*'] } });
+    const hook = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: 'https://hooks.example.com/x', events: ['*'] },
+    });
     await api.request('PATCH', `/webhooks/${hook.body.data.id}`, { key: org.keys.admin, body: { status: 'disabled' } });
     const res = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
     assert.equal(res.status, 409, res.text);
@@ -50,11 +72,14 @@ describe('contract gaps: rate-limit headers on every answer, webhook tests, key 
 
   it('GET /api-keys pages like every other list', async () => {
     const fresh = await createTestOrg(api.runtime);
-    for (let i = 0; i < 4; i++) await api.request('POST', '/api-keys', { key: fresh.keys.admin, body: { role: 'read', name: `k${i}` } });
+    for (let i = 0; i < 4; i++)
+      await api.request('POST', '/api-keys', { key: fresh.keys.admin, body: { role: 'read', name: `k${i}` } });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: TestResponse = await api.request('GET', `/api-keys?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { key: fresh.keys.admin });
+      const page: TestResponse = await api.request('GET', `/api-keys?limit=3${cursor ? `&cursor=${cursor}` : ''}`, {
+        key: fresh.keys.admin,
+      });
       assert.equal(page.status, 200, page.text);
       assert.ok(page.body.pagination, 'pagination');
       assert.ok(page.body.data.length <= 3);
@@ -70,7 +95,9 @@ describe('contract gaps: rate-limit headers on every answer, webhook tests, key 
     const usage = await api.request('GET', '/usage', { key: free.keys.write });
     assert.equal(usage.body.data.maxBatchSize, 5, 'free: 20 per batch, but 5 analyses a minute');
     assert.equal(usage.body.data.plan.maxBatchSize, 20);
-    const images = Array.from({ length: usage.body.data.maxBatchSize }, (_, i) => ({ imageUrl: `https://images.example.com/${i}.jpg` }));
+    const images = Array.from({ length: usage.body.data.maxBatchSize }, (_, i) => ({
+      imageUrl: `https://images.example.com/${i}.jpg`,
+    }));
     const accepted = await api.request('POST', '/analyses/batch', { key: free.keys.write, body: { images } });
     assert.equal(accepted.status, 202, accepted.text);
   });

@@ -27,8 +27,16 @@ describe('HTTP conventions and error codes', () => {
   it('AUTH_REQUIRED for a missing or malformed Authorization header', async () => {
     assertError(await api.request('GET', '/places'), 401, 'AUTH_REQUIRED');
     assertError(await api.request('GET', '/places', { headers: { authorization: 'Basic abc' } }), 401, 'AUTH_REQUIRED');
-    assertError(await api.request('GET', '/places', { headers: { authorization: 'Bearer svc_live_xyz' } }), 401, 'AUTH_REQUIRED');
-    assertError(await api.request('GET', '/places', { headers: { authorization: `Bearer svc_live_${'A'.repeat(64)}` } }), 401, 'AUTH_REQUIRED');
+    assertError(
+      await api.request('GET', '/places', { headers: { authorization: 'Bearer svc_live_xyz' } }),
+      401,
+      'AUTH_REQUIRED',
+    );
+    assertError(
+      await api.request('GET', '/places', { headers: { authorization: `Bearer svc_live_${'A'.repeat(64)}` } }),
+      401,
+      'AUTH_REQUIRED',
+    );
   });
 
   it('INVALID_API_KEY for a well-formed unknown key and for a revoked key on its next request', async () => {
@@ -69,7 +77,10 @@ describe('HTTP conventions and error codes', () => {
 
     const missing = await api.request('POST', '/places', { key: org.keys.write, body: {} });
     assertError(missing, 422, 'VALIDATION_FAILED');
-    assert.deepEqual(missing.body.error.details.fields.map((f: any) => f.field), ['title']);
+    assert.deepEqual(
+      missing.body.error.details.fields.map((f: any) => f.field),
+      ['title'],
+    );
 
     const query = await api.request('GET', '/places?limit=0', { key: org.keys.read });
     assertError(query, 422, 'VALIDATION_FAILED');
@@ -80,18 +91,29 @@ describe('HTTP conventions and error codes', () => {
   });
 
   it('VALIDATION_FAILED for malformed JSON', async () => {
-    const res = await api.request('POST', '/places', { key: org.keys.write, rawBody: '{"title": ', headers: { 'content-type': 'application/json' } });
+    const res = await api.request('POST', '/places', {
+      key: org.keys.write,
+      rawBody: '{"title": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(res, 422, 'VALIDATION_FAILED');
     assert.equal(res.body.error.details.fields[0].field, 'body');
   });
 
   it('UNSUPPORTED_MEDIA_TYPE for a body that is not JSON', async () => {
-    const res = await api.request('POST', '/places', { key: org.keys.write, rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await api.request('POST', '/places', {
+      key: org.keys.write,
+      rawBody: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('PAYLOAD_TOO_LARGE over 1 MiB', async () => {
-    const res = await api.request('POST', '/places', { key: org.keys.write, body: { title: 'x', address: 'a'.repeat(1024 * 1024 + 10) } });
+    const res = await api.request('POST', '/places', {
+      key: org.keys.write,
+      body: { title: 'x', address: 'a'.repeat(1024 * 1024 + 10) },
+    });
     assertError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 

@@ -18,13 +18,17 @@ async function startApiProcess(port: number): Promise<{ child: ChildProcess; bas
     stdio: 'ignore',
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitFor('the second API process', async () => {
-    try {
-      return (await fetch(`${base}/health/live`)).ok;
-    } catch {
-      return false;
-    }
-  }, 30_000);
+  await waitFor(
+    'the second API process',
+    async () => {
+      try {
+        return (await fetch(`${base}/health/live`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+  );
   return { child, base };
 }
 
@@ -41,12 +45,16 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     await a.close();
   });
 
-  const on = (i: number) => (method: string, path: string, opts: Parameters<TestApi['request']>[2] = {}) =>
-    i % 2 === 0 ? a.request(method, path, opts) : request(b.base, method, path, opts);
+  const on =
+    (i: number) =>
+    (method: string, path: string, opts: Parameters<TestApi['request']>[2] = {}) =>
+      i % 2 === 0 ? a.request(method, path, opts) : request(b.base, method, path, opts);
 
   it('exactly the plan limit of concurrent reads over both processes succeed; the rest get 429 with Retry-After; the window rolls on', async () => {
     const org = await createTestOrg(a.runtime, { plan: 'free' });
-    const results = await Promise.all(Array.from({ length: 90 }, (_, i) => on(i)('GET', '/places', { key: org.keys.read })));
+    const results = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => on(i)('GET', '/places', { key: org.keys.read })),
+    );
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
     assert.equal(ok.length, 60, 'free plan: 60 reads per 60 s');
@@ -86,13 +94,23 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
   it('a batch takes one analysis slot per image, all or nothing', async () => {
     const org = await createTestOrg(a.runtime, { plan: 'free', credits: 20 });
     const img = { imageUrl: 'https://images.example.com/shelf.jpg' };
-    const tooMany = await a.request('POST', '/analyses/batch', { key: org.keys.write, body: { images: Array(6).fill(img) } });
+    const tooMany = await a.request('POST', '/analyses/batch', {
+      key: org.keys.write,
+      body: { images: Array(6).fill(img) },
+    });
     assert.equal(tooMany.status, 429, 'free plan: 5 analyses per 60 s');
     assert.equal((await a.runtime.services.credits.balance(org.id)).remaining, 20, 'a refused batch consumes nothing');
-    const fits = await a.request('POST', '/analyses/batch', { key: org.keys.write, body: { images: Array(4).fill(img) } });
+    const fits = await a.request('POST', '/analyses/batch', {
+      key: org.keys.write,
+      body: { images: Array(4).fill(img) },
+    });
     assert.equal(fits.status, 202);
     assert.equal(fits.headers.get('x-ratelimit-remaining'), '1');
-    assert.equal((await a.request('POST', '/analyses/batch', { key: org.keys.write, body: { images: Array(2).fill(img) } })).status, 429);
+    assert.equal(
+      (await a.request('POST', '/analyses/batch', { key: org.keys.write, body: { images: Array(2).fill(img) } }))
+        .status,
+      429,
+    );
     assert.equal((await a.request('POST', '/analyses', { key: org.keys.write, body: img })).status, 202);
   });
 
@@ -100,7 +118,9 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     const org = await createTestOrg(a.runtime, { credits: 10 });
     const body = { imageUrl: 'https://images.example.com/shelf.jpg', externalId: 'idem-1' };
     const headers = { 'idempotency-key': 'submit-idem-1' };
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => on(i)('POST', '/analyses', { key: org.keys.write, body, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => on(i)('POST', '/analyses', { key: org.keys.write, body, headers })),
+    );
     const created = results.filter((r) => r.status === 202 && r.headers.get('x-idempotent-replayed') !== 'true');
     const replays = results.filter((r) => r.status === 202 && r.headers.get('x-idempotent-replayed') === 'true');
     const inProgress = results.filter((r) => r.status === 409);
@@ -108,32 +128,60 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     assert.equal(created.length + replays.length + inProgress.length, 10);
     for (const r of inProgress) assert.equal(r.body.error.code, 'IDEMPOTENCY_IN_PROGRESS');
     for (const r of replays) assert.deepEqual(r.body, created[0]!.body);
-    const [rows] = await sql<{ n: number }>(a.runtime.orm.em.fork(), `select count(*)::int as n from analyses where organisation_id = ? and external_id = 'idem-1'`, [org.id]);
+    const [rows] = await sql<{ n: number }>(
+      a.runtime.orm.em.fork(),
+      `select count(*)::int as n from analyses where organisation_id = ? and external_id = 'idem-1'`,
+      [org.id],
+    );
     assert.equal(rows!.n, 1);
     assert.equal((await a.runtime.services.credits.balance(org.id)).remaining, 9);
 
     const replay = await a.request('POST', '/analyses', { key: org.keys.write, body, headers });
     assert.equal(replay.headers.get('x-idempotent-replayed'), 'true');
     assert.deepEqual(replay.body, created[0]!.body);
-    const reused = await a.request('POST', '/analyses', { key: org.keys.write, body: { ...body, externalId: 'other' }, headers });
+    const reused = await a.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { ...body, externalId: 'other' },
+      headers,
+    });
     assert.equal(reused.status, 422);
     assert.equal(reused.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
     const otherPath = await a.request('POST', '/places', { key: org.keys.write, body: { title: 'x' }, headers });
     assert.equal(otherPath.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
 
     // Client errors are kept and replayed too; the key belongs to the organisation.
-    const bad1 = await a.request('POST', '/places', { key: org.keys.write, body: {}, headers: { 'idempotency-key': 'bad-1' } });
-    const bad2 = await a.request('POST', '/places', { key: org.keys.write, body: {}, headers: { 'idempotency-key': 'bad-1' } });
+    const bad1 = await a.request('POST', '/places', {
+      key: org.keys.write,
+      body: {},
+      headers: { 'idempotency-key': 'bad-1' },
+    });
+    const bad2 = await a.request('POST', '/places', {
+      key: org.keys.write,
+      body: {},
+      headers: { 'idempotency-key': 'bad-1' },
+    });
     assert.equal(bad1.status, 422);
     assert.equal(bad2.status, 422);
     assert.equal(bad2.headers.get('x-idempotent-replayed'), 'true');
     const other = await createTestOrg(a.runtime);
-    assert.equal((await a.request('POST', '/places', { key: other.keys.write, body: { title: 'x' }, headers: { 'idempotency-key': 'bad-1' } })).status, 201);
+    assert.equal(
+      (
+        await a.request('POST', '/places', {
+          key: other.keys.write,
+          body: { title: 'x' },
+          headers: { 'idempotency-key': 'bad-1' },
+        })
+      ).status,
+      201,
+    );
   });
 
   it('a revoked key is refused on its next request on both processes; keys are managed through the API', async () => {
     const org = await createTestOrg(a.runtime);
-    const created = await a.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'read', name: 'dashboard' } });
+    const created = await a.request('POST', '/api-keys', {
+      key: org.keys.admin,
+      body: { role: 'read', name: 'dashboard' },
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.data.key, /^svc_live_[0-9a-f]{64}$/);
     const key = created.body.data.key;
@@ -153,20 +201,34 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
     }
 
     const second = await a.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'write' } });
-    const rotated = await a.request('POST', `/api-keys/${second.body.data.id}/rotate`, { key: org.keys.admin, body: { gracePeriodSeconds: 3600 } });
+    const rotated = await a.request('POST', `/api-keys/${second.body.data.id}/rotate`, {
+      key: org.keys.admin,
+      body: { gracePeriodSeconds: 3600 },
+    });
     assert.equal(rotated.status, 200);
     assert.equal(rotated.body.data.role, 'write');
-    assert.equal((await a.request('GET', '/places', { key: second.body.data.key })).status, 200, 'old key works during the grace period');
+    assert.equal(
+      (await a.request('GET', '/places', { key: second.body.data.key })).status,
+      200,
+      'old key works during the grace period',
+    );
     assert.equal((await a.request('GET', '/places', { key: rotated.body.data.key })).status, 200);
     const now = await a.request('POST', `/api-keys/${rotated.body.data.id}/rotate`, { key: org.keys.admin, body: {} });
-    assert.equal((await a.request('GET', '/places', { key: rotated.body.data.key })).status, 401, 'no grace: revoked at once');
+    assert.equal(
+      (await a.request('GET', '/places', { key: rotated.body.data.key })).status,
+      401,
+      'no grace: revoked at once',
+    );
     assert.equal((await a.request('GET', '/places', { key: now.body.data.key })).status, 200);
     assert.equal((await a.request('POST', '/api-keys', { key: org.keys.write, body: { role: 'admin' } })).status, 403);
   });
 
   it('usage reports batch size, credits from the ledger and live windows', async () => {
     const org = await createTestOrg(a.runtime, { plan: 'growth', credits: 30 });
-    await a.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: 'https://images.example.com/a.jpg' } });
+    await a.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: 'https://images.example.com/a.jpg' },
+    });
     const res = await a.request('GET', '/usage', { key: org.keys.write });
     assert.equal(res.status, 200);
     const u = res.body.data;
@@ -185,10 +247,14 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
   it('failed authentications are limited per client address', async () => {
     const headers = { 'x-forwarded-for': '203.0.113.77' };
     const statuses: number[] = [];
-    for (let i = 0; i < 32; i++) statuses.push((await a.request('GET', '/places', { key: `svc_live_${'1'.repeat(64)}`, headers })).status);
+    for (let i = 0; i < 32; i++)
+      statuses.push((await a.request('GET', '/places', { key: `svc_live_${'1'.repeat(64)}`, headers })).status);
     assert.deepEqual(statuses.slice(0, 30), Array(30).fill(401));
     assert.deepEqual(statuses.slice(30), [429, 429]);
-    const other = await a.request('GET', '/places', { key: `svc_live_${'1'.repeat(64)}`, headers: { 'x-forwarded-for': '203.0.113.78' } });
+    const other = await a.request('GET', '/places', {
+      key: `svc_live_${'1'.repeat(64)}`,
+      headers: { 'x-forwarded-for': '203.0.113.78' },
+    });
     assert.equal(other.status, 401, 'another address is not affected');
   });
 });

@@ -19,7 +19,8 @@ describe('OpenAPI document', () => {
     assert.equal(result.valid, true, JSON.stringify((result as any).errors ?? result, null, 2));
 
     const documented = new Set<string>();
-    for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m} ${path}`);
+    for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths))
+      for (const m of Object.keys(ops)) documented.add(`${m} ${path}`);
     const routed = api.routes.map((r) => `${r.method} /api/v1${r.path}`);
     assert.ok(routed.length >= 13);
     assert.deepEqual([...documented].sort(), [...routed].sort());
@@ -27,7 +28,8 @@ describe('OpenAPI document', () => {
     for (const route of api.routes) {
       const op = doc.paths[`/api/v1${route.path}`][route.method];
       assert.ok(op.responses[String(route.status)], `${route.operationId} documents its success status`);
-      if (route.auth !== false) assert.ok(op.responses['401'] && op.responses['403'], `${route.operationId} documents auth errors`);
+      if (route.auth !== false)
+        assert.ok(op.responses['401'] && op.responses['403'], `${route.operationId} documents auth errors`);
     }
   });
 

@@ -25,12 +25,16 @@ describe('role enforcement', () => {
   });
 
   it('every authenticated route refuses a lower role with 403 and admits its own role', async () => {
-    const place = (await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Role test' } })).body.data;
+    const place = (await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Role test' } })).body
+      .data;
     for (const route of api.routes.filter((r) => r.auth !== false)) {
       const required = route.role ?? defaultRole(route.method);
       const path = route.path.replace('{id}', place.id);
       for (const role of ROLES) {
-        const res = await api.request(route.method.toUpperCase(), path, { key: org.keys[role], body: route.method === 'get' || route.method === 'delete' ? undefined : {} });
+        const res = await api.request(route.method.toUpperCase(), path, {
+          key: org.keys[role],
+          body: route.method === 'get' || route.method === 'delete' ? undefined : {},
+        });
         if (RANK[role] < RANK[required]) {
           assert.equal(res.status, 403, `${role} on ${route.method} ${route.path}`);
           assert.equal(res.body.error.code, 'FORBIDDEN');

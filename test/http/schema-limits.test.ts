@@ -73,19 +73,25 @@ function misfits(field: string, s: JsonSchema, prop: EntityProperty | undefined)
   if (type === 'string' && !s.enum && s.format !== 'date' && s.format !== 'date-time') {
     if (s.maxLength === undefined) out.push(`${field}: a string without maxLength`);
     const varchar = prop && /^varchar\((\d+)\)$/.exec(columnType(prop));
-    if (varchar && s.maxLength !== undefined && s.maxLength > Number(varchar[1])) out.push(`${field}: maxLength ${s.maxLength} > ${columnType(prop!)}`);
+    if (varchar && s.maxLength !== undefined && s.maxLength > Number(varchar[1]))
+      out.push(`${field}: maxLength ${s.maxLength} > ${columnType(prop!)}`);
   }
   if (type === 'string' && s.enum && prop) {
     const varchar = /^varchar\((\d+)\)$/.exec(columnType(prop));
-    for (const v of s.enum) if (varchar && String(v).length > Number(varchar[1])) out.push(`${field}: enum value ${v} longer than ${columnType(prop)}`);
+    for (const v of s.enum)
+      if (varchar && String(v).length > Number(varchar[1]))
+        out.push(`${field}: enum value ${v} longer than ${columnType(prop)}`);
   }
   if (type === 'number' || type === 'integer') {
     const max = s.maximum ?? s.exclusiveMaximum;
     if (max === undefined) out.push(`${field}: a number without maximum`);
     const numeric = prop && /^numeric\((\d+),(\d+)\)$/.exec(columnType(prop));
-    if (numeric && max !== undefined && max >= 10 ** (Number(numeric[1]) - Number(numeric[2]))) out.push(`${field}: maximum ${max} does not fit ${columnType(prop!)}`);
-    if (numeric && (s.minimum ?? 0) <= -(10 ** (Number(numeric[1]) - Number(numeric[2])))) out.push(`${field}: minimum ${s.minimum} does not fit ${columnType(prop!)}`);
-    if (prop && /^int/.test(columnType(prop)) && max !== undefined && max > 2_147_483_647) out.push(`${field}: maximum ${max} does not fit int`);
+    if (numeric && max !== undefined && max >= 10 ** (Number(numeric[1]) - Number(numeric[2])))
+      out.push(`${field}: maximum ${max} does not fit ${columnType(prop!)}`);
+    if (numeric && (s.minimum ?? 0) <= -(10 ** (Number(numeric[1]) - Number(numeric[2]))))
+      out.push(`${field}: minimum ${s.minimum} does not fit ${columnType(prop!)}`);
+    if (prop && /^int/.test(columnType(prop)) && max !== undefined && max > 2_147_483_647)
+      out.push(`${field}: maximum ${max} does not fit int`);
   }
   if (type === 'array' && s.maxItems === undefined) out.push(`${field}: an array without maxItems`);
   return out;

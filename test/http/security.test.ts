@@ -44,15 +44,31 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     assert.equal(retry.body.data.id, created.body.data.id);
 
     // A 403 is never stored for a later admin: the role check comes first.
-    const forbidden = await api.request('POST', '/webhooks', { key: org.keys.read, body: { url: 'https://hooks.example.com/a', events: ['*'] }, headers: { 'idempotency-key': 'K-hook' } });
+    const forbidden = await api.request('POST', '/webhooks', {
+      key: org.keys.read,
+      body: { url: 'https://hooks.example.com/a', events: ['*'] },
+      headers: { 'idempotency-key': 'K-hook' },
+    });
     assert.equal(forbidden.status, 403);
-    const byAdmin = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: 'https://hooks.example.com/a', events: ['*'] }, headers: { 'idempotency-key': 'K-hook' } });
+    const byAdmin = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: 'https://hooks.example.com/a', events: ['*'] },
+      headers: { 'idempotency-key': 'K-hook' },
+    });
     assert.equal(byAdmin.status, 201);
     assert.equal(byAdmin.headers.get('x-idempotent-replayed'), null);
 
     // Another key of the same organisation with the same Idempotency-Key makes a new request.
-    const p1 = await api.request('POST', '/projects', { key: org.keys.write, body: { name: 'p' }, headers: { 'idempotency-key': 'K-project' } });
-    const p2 = await api.request('POST', '/projects', { key: org.keys.admin, body: { name: 'p' }, headers: { 'idempotency-key': 'K-project' } });
+    const p1 = await api.request('POST', '/projects', {
+      key: org.keys.write,
+      body: { name: 'p' },
+      headers: { 'idempotency-key': 'K-project' },
+    });
+    const p2 = await api.request('POST', '/projects', {
+      key: org.keys.admin,
+      body: { name: 'p' },
+      headers: { 'idempotency-key': 'K-project' },
+    });
     assert.equal(p1.status, 201);
     assert.equal(p2.status, 201);
     assert.equal(p2.headers.get('x-idempotent-replayed'), null);
@@ -63,14 +79,29 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     const org = await createTestOrg(api.runtime, { credits: 5 });
     const secrets: string[] = [];
     const idem = (k: string) => ({ 'idempotency-key': k });
-    const key = await api.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'write' }, headers: idem('dump-1') });
+    const key = await api.request('POST', '/api-keys', {
+      key: org.keys.admin,
+      body: { role: 'write' },
+      headers: idem('dump-1'),
+    });
     secrets.push(key.body.data.key);
-    const rotated = await api.request('POST', `/api-keys/${key.body.data.id}/rotate`, { key: org.keys.admin, body: { gracePeriodSeconds: 60 }, headers: idem('dump-2') });
+    const rotated = await api.request('POST', `/api-keys/${key.body.data.id}/rotate`, {
+      key: org.keys.admin,
+      body: { gracePeriodSeconds: 60 },
+      headers: idem('dump-2'),
+    });
     assert.equal(rotated.status, 200);
     secrets.push(rotated.body.data.key);
-    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: 'https://hooks.example.com/dump', events: ['*'] }, headers: idem('dump-3') });
+    const hook = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: 'https://hooks.example.com/dump', events: ['*'] },
+      headers: idem('dump-3'),
+    });
     secrets.push(hook.body.data.secret);
-    const hookRotated = await api.request('POST', `/webhooks/${hook.body.data.id}/rotate-secret`, { key: org.keys.admin, headers: idem('dump-4') });
+    const hookRotated = await api.request('POST', `/webhooks/${hook.body.data.id}/rotate-secret`, {
+      key: org.keys.admin,
+      headers: idem('dump-4'),
+    });
     secrets.push(hookRotated.body.data.secret);
     const analysis = await api.request('POST', '/analyses', {
       key: org.keys.write,
@@ -89,10 +120,14 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     assert.equal(secrets.length, 9);
     for (const s of secrets) assert.ok(typeof s === 'string' && s.length >= 30, `secret ${s}`);
 
-    const dump = spawnSync('pg_dump', ['--data-only', '--no-owner', api.runtime.config.DATABASE_URL], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+    const dump = spawnSync('pg_dump', ['--data-only', '--no-owner', api.runtime.config.DATABASE_URL], {
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+    });
     assert.equal(dump.status, 0, dump.stderr);
     assert.ok(dump.stdout.includes(hook.body.data.id), 'the dump has the rows');
-    for (const s of secrets) assert.ok(!dump.stdout.includes(s), `a secret is in the dump in clear: ${s.slice(0, 12)}…`);
+    for (const s of secrets)
+      assert.ok(!dump.stdout.includes(s), `a secret is in the dump in clear: ${s.slice(0, 12)}…`);
     // The secret body (without prefix) is not there either, in any encoding we would use.
     for (const s of secrets) assert.ok(!dump.stdout.includes(s.split('_').pop()!), 'secret digits in the dump');
 
@@ -103,7 +138,11 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     const webhook = await createServices(em).webhooks.get(org.id, hook.body.data.id);
     assert.equal(webhook.secret, hookRotated.body.data.secret);
     assert.equal(webhook.previousSecret, hook.body.data.secret);
-    const replay = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: 'https://hooks.example.com/dump', events: ['*'] }, headers: idem('dump-3') });
+    const replay = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: 'https://hooks.example.com/dump', events: ['*'] },
+      headers: idem('dump-3'),
+    });
     assert.equal(replay.headers.get('x-idempotent-replayed'), 'true');
     assert.equal(replay.body.data.secret, hook.body.data.secret);
   });
@@ -113,21 +152,29 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
     const logger = createLogger('info', 'security-test', sink);
     const secret = `svc_live_${'ab'.repeat(32)}`;
-    logger.info({ req: { headers: { authorization: `Bearer ${secret}` } }, body: { key: secret, secret, callbackSecret: secret } }, 'request');
+    logger.info(
+      {
+        req: { headers: { authorization: `Bearer ${secret}` } },
+        body: { key: secret, secret, callbackSecret: secret },
+      },
+      'request',
+    );
     logger.info({ data: { apiKey: secret } }, 'nested');
     // A real database refusal whose statement carries a secret as a parameter.
     let dbError: unknown;
     try {
-      await sql(api.runtime.orm.em.fork(), `insert into api_keys (id, organisation_id, created_at, updated_at, role, key_hash, key_prefix) values (?, ?, now(), now(), 'read', ?, ?)`, [
-        'key_x',
-        'org_missing',
-        secret,
-        'x'.repeat(300),
-      ]);
+      await sql(
+        api.runtime.orm.em.fork(),
+        `insert into api_keys (id, organisation_id, created_at, updated_at, role, key_hash, key_prefix) values (?, ?, now(), now(), 'read', ?, ?)`,
+        ['key_x', 'org_missing', secret, 'x'.repeat(300)],
+      );
     } catch (err) {
       dbError = err;
     }
-    assert.ok(dbError instanceof Error && dbError.message.includes(secret), 'the driver puts the parameters in its message');
+    assert.ok(
+      dbError instanceof Error && dbError.message.includes(secret),
+      'the driver puts the parameters in its message',
+    );
     logger.error({ err: dbError }, 'request failed');
     const out = lines.join('');
     assert.ok(!out.includes(secret), out);
@@ -147,10 +194,16 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     }
     assert.deepEqual(statuses.slice(0, 30), Array(30).fill(401));
     assert.deepEqual(statuses.slice(30), Array(10).fill(429), 'forged leftmost entries do not dodge the limiter');
-    const valid = await api.request('GET', '/places', { key: org.keys.read, headers: { 'x-forwarded-for': '198.51.100.200, 203.0.113.90' } });
+    const valid = await api.request('GET', '/places', {
+      key: org.keys.read,
+      headers: { 'x-forwarded-for': '198.51.100.200, 203.0.113.90' },
+    });
     assert.equal(valid.status, 200, 'a valid key from the same address is served');
     // Nor can a forged entry lock a victim out: the victim's real address is its own bucket.
-    const victim = await api.request('GET', '/places', { key: bad, headers: { 'x-forwarded-for': '203.0.113.90, 203.0.113.91' } });
+    const victim = await api.request('GET', '/places', {
+      key: bad,
+      headers: { 'x-forwarded-for': '203.0.113.90, 203.0.113.91' },
+    });
     assert.equal(victim.status, 401);
   });
 
@@ -181,7 +234,11 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
       const path = `/api/v1${route.path.replace(/\{\w+\}/g, 'x1')}`;
       // Each from its own address, so the auth-failure limit of one address is not what answers.
       const headers = { 'x-forwarded-for': `192.0.2.${i % 250}` };
-      const res = await api.request(route.method.toUpperCase(), path, route.method === 'get' || route.method === 'delete' ? { headers } : { body: {}, headers });
+      const res = await api.request(
+        route.method.toUpperCase(),
+        path,
+        route.method === 'get' || route.method === 'delete' ? { headers } : { body: {}, headers },
+      );
       assert.equal(res.status, 401, `${route.method} ${path}`);
       assert.equal(res.body.error.code, 'AUTH_REQUIRED');
     }

@@ -76,7 +76,10 @@ describe("the spec's endpoints exist, with the spec's minimum roles", () => {
       // The route exists: whatever it answers (a 422 for the empty body, a 404 for the missing id),
       // it is not the router's "no such route" or "method not allowed", and not a refusal by role.
       assert.notEqual(allowed.status, 405, allowed.text);
-      assert.ok(!(allowed.status === 404 && /^route /.test(allowed.body?.error?.message ?? '')), `${method} ${url}: no such route`);
+      assert.ok(
+        !(allowed.status === 404 && /^route /.test(allowed.body?.error?.message ?? '')),
+        `${method} ${url}: no such route`,
+      );
       assert.notEqual(allowed.status, 403, `${method} ${url} refused ${role}: ${allowed.text}`);
       assert.ok(allowed.status < 500, `${method} ${url}: ${allowed.status} ${allowed.text}`);
       const below = BELOW[role];

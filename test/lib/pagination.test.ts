@@ -16,14 +16,20 @@ describe('keyset pagination', () => {
   it('walks more than one page without gaps or repeats while rows are inserted concurrently', async () => {
     const initial: string[] = [];
     for (let i = 0; i < 57; i++) {
-      const res = await api.request('POST', '/inventory', { key: org.keys.write, body: { sku: `PG-${i}`, brand: 'B', name: `Item ${i}` } });
+      const res = await api.request('POST', '/inventory', {
+        key: org.keys.write,
+        body: { sku: `PG-${i}`, brand: 'B', name: `Item ${i}` },
+      });
       initial.push(res.body.data.id);
     }
     let inserting = true;
     let extra = 0;
     const writer = (async () => {
       while (inserting) {
-        await api.request('POST', '/inventory', { key: org.keys.write, body: { sku: `PG-NEW-${extra++}`, brand: 'B', name: 'new' } });
+        await api.request('POST', '/inventory', {
+          key: org.keys.write,
+          body: { sku: `PG-NEW-${extra++}`, brand: 'B', name: 'new' },
+        });
       }
     })();
 

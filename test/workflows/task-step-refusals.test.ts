@@ -25,12 +25,18 @@ describe('a task step the database refuses', () => {
   before(async () => {
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('task-refusals') });
     const em = api.runtime.orm.em.fork();
-    await sql(em, `create or replace function refuse_probe_alert() returns trigger language plpgsql as $$
+    await sql(
+      em,
+      `create or replace function refuse_probe_alert() returns trigger language plpgsql as $$
       begin
         if new.metadata->>'sku' = '${sku}' then raise exception 'refused by the test' using errcode = '23514'; end if;
         return new;
-      end $$`);
-    await sql(em, `create trigger refuse_probe_alert before insert on alerts for each row execute function refuse_probe_alert()`);
+      end $$`,
+    );
+    await sql(
+      em,
+      `create trigger refuse_probe_alert before insert on alerts for each row execute function refuse_probe_alert()`,
+    );
     stopWorkers = (await startTestWorkers(api.runtime, new ScriptedRecognizer(() => []))).stop;
     org = await createTestOrg(api.runtime, { credits: 5 });
     host = await startImageHost({ '/empty.png': { body: await pngOfWidth(66) } });
@@ -45,10 +51,21 @@ describe('a task step the database refuses', () => {
   });
 
   it('the out_of_stock insert is refused: the workflow records it, needs_attention, ends with the task completed, and PATCH answers', async () => {
-    const item = await api.request('POST', '/inventory', { key: org.keys.write, body: { sku, name: 'Refused item', brand: 'Probe' } });
+    const item = await api.request('POST', '/inventory', {
+      key: org.keys.write,
+      body: { sku, name: 'Refused item', brand: 'Probe' },
+    });
     assert.equal(item.status, 201);
-    const taskId = (await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'Refused alert', expectationIds: [item.body.data.id] } })).body.data.id;
-    const analysis = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/empty.png'), taskId } });
+    const taskId = (
+      await api.request('POST', '/tasks', {
+        key: org.keys.write,
+        body: { title: 'Refused alert', expectationIds: [item.body.data.id] },
+      })
+    ).body.data.id;
+    const analysis = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/empty.png'), taskId },
+    });
     assert.equal(analysis.status, 202);
 
     const handle = api.runtime.temporal.client.workflow.getHandle(taskId);
@@ -58,7 +75,9 @@ describe('a task step the database refuses', () => {
     const description = await handle.describe();
     assert.deepEqual(description.typedSearchAttributes.get(SA.status), NEEDS_ATTENTION);
     const history = await handle.fetchHistory();
-    const failed = (history.events ?? []).map((e) => e.activityTaskFailedEventAttributes?.failure).filter((f) => f != null);
+    const failed = (history.events ?? [])
+      .map((e) => e.activityTaskFailedEventAttributes?.failure)
+      .filter((f) => f != null);
     assert.equal(failed.length, 1, 'one attempt: not retried');
     assert.equal(failed[0]!.applicationFailureInfo?.type, DATABASE_REFUSED);
     assert.equal(failed[0]!.applicationFailureInfo?.nonRetryable, true);
@@ -68,7 +87,10 @@ describe('a task step the database refuses', () => {
     const task = (await api.request('GET', `/tasks/${taskId}`, { key: org.keys.read })).body.data;
     assert.equal(task.status, 'completed');
     assert.equal(task.complianceScore, 0);
-    const patched = await api.request('PATCH', `/tasks/${taskId}`, { key: org.keys.write, body: { notes: 'alert to be raised by hand' } });
+    const patched = await api.request('PATCH', `/tasks/${taskId}`, {
+      key: org.keys.write,
+      body: { notes: 'alert to be raised by hand' },
+    });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.data.notes, 'alert to be raised by hand');
   });

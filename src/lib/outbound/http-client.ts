@@ -35,7 +35,8 @@ function pinnedAgent(target: ResolvedTarget, timeoutMs: number): Agent {
   return new Agent({
     connect: {
       timeout: timeoutMs,
-      lookup: (_host, _opts, cb) => cb(null, [{ address: target.address, family: target.family }] as never, undefined as never),
+      lookup: (_host, _opts, cb) =>
+        cb(null, [{ address: target.address, family: target.family }] as never, undefined as never),
     },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -81,7 +82,12 @@ export async function outboundRequest(rawUrl: string, opts: OutboundRequest): Pr
         signal: deadline,
       });
       const location = res.headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string' && hop < (opts.maxRedirects ?? 0)) {
+      if (
+        res.statusCode >= 300 &&
+        res.statusCode < 400 &&
+        typeof location === 'string' &&
+        hop < (opts.maxRedirects ?? 0)
+      ) {
         res.body.destroy();
         url = new URL(location, target.url).toString();
         continue;

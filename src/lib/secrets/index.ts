@@ -8,7 +8,9 @@ export { SecretBox } from './secret-box.js';
  * Outside production a missing SECRETS_KEY falls back to a fixed development key, so a bare
  * `npm run start:api` still works; production refuses to start without one (config.ts).
  */
-const DEVELOPMENT_KEY = createHash('sha256').update('shelf-service development secrets key (not for production)').digest();
+const DEVELOPMENT_KEY = createHash('sha256')
+  .update('shelf-service development secrets key (not for production)')
+  .digest();
 
 let box: SecretBox | undefined;
 

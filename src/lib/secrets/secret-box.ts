@@ -17,7 +17,11 @@ type Key = { id: string; enc: Buffer; nonce: Buffer };
 
 function deriveKey(raw: Buffer): Key {
   const sub = (info: string) => Buffer.from(hkdfSync('sha256', raw, Buffer.alloc(0), info, 32));
-  return { id: createHash('sha256').update(raw).digest('hex').slice(0, 8), enc: sub('shelf-service secrets: encryption'), nonce: sub('shelf-service secrets: nonce') };
+  return {
+    id: createHash('sha256').update(raw).digest('hex').slice(0, 8),
+    enc: sub('shelf-service secrets: encryption'),
+    nonce: sub('shelf-service secrets: nonce'),
+  };
 }
 
 /** `SECRETS_KEY`: one or more comma-separated keys, each 32 bytes as 64 hex characters or base64. */

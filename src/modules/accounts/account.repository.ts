@@ -13,7 +13,11 @@ export class AccountRepository extends TenantRepository<Account> {
     if (filters.status) where.status = filters.status;
     if (filters.search) {
       const pattern = containsPattern(filters.search);
-      where.$or = [{ name: { $ilike: pattern } }, { contactName: { $ilike: pattern } }, { contactEmail: { $ilike: pattern } }];
+      where.$or = [
+        { name: { $ilike: pattern } },
+        { contactName: { $ilike: pattern } },
+        { contactEmail: { $ilike: pattern } },
+      ];
     }
     return this.page(organisationId, where, page);
   }

@@ -1,6 +1,12 @@
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
 import type { AccountService } from './account.service.js';
-import { accountSchema, createAccountBody, listAccountsQuery, serializeAccount, updateAccountBody } from './account.schemas.js';
+import {
+  accountSchema,
+  createAccountBody,
+  listAccountsQuery,
+  serializeAccount,
+  updateAccountBody,
+} from './account.schemas.js';
 
 const params = idParams('acc_01jdq3x4v6m8c9a1b2c3d4e5f6');
 
@@ -15,7 +21,10 @@ export function accountRoutes(accounts: AccountService) {
       body: createAccountBody,
       status: 201,
       response: dataEnvelope(accountSchema),
-      handler: async ({ auth, body }) => ({ status: 201, body: { data: serializeAccount(await accounts.create(auth.organisationId, body)) } }),
+      handler: async ({ auth, body }) => ({
+        status: 201,
+        body: { data: serializeAccount(await accounts.create(auth.organisationId, body)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -42,7 +51,9 @@ export function accountRoutes(accounts: AccountService) {
       status: 200,
       response: dataEnvelope(accountSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: serializeAccount(await accounts.get(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: serializeAccount(await accounts.get(auth.organisationId, params.id)) },
+      }),
     }),
     defineRoute({
       method: 'patch',

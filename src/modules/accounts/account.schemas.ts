@@ -16,14 +16,22 @@ const fields = {
 };
 
 export const createAccountBody = z.strictObject(fields).meta({ id: 'CreateAccountRequest' });
-export const updateAccountBody = z.strictObject({ ...fields, name: fields.name.optional(), type: fields.type.optional() }).meta({ id: 'UpdateAccountRequest' });
+export const updateAccountBody = z
+  .strictObject({ ...fields, name: fields.name.optional(), type: fields.type.optional() })
+  .meta({ id: 'UpdateAccountRequest' });
 export type CreateAccountInput = z.infer<typeof createAccountBody>;
 export type UpdateAccountInput = z.infer<typeof updateAccountBody>;
 
 export const listAccountsQuery = z.strictObject({
   type: z.enum(ACCOUNT_TYPES).optional(),
   status: z.enum(ACCOUNT_STATUSES).optional(),
-  search: z.string().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive match on name, contact name and e-mail.' }),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Case-insensitive match on name, contact name and e-mail.' }),
   cursor: cursorParam,
   limit: limitParam(),
 });

@@ -14,7 +14,12 @@ export class AccountService {
   }
 
   async create(organisationId: string, input: CreateAccountInput): Promise<Account> {
-    const account = this.em.create(Account, { ...input, status: input.status ?? 'active', id: newId('account'), organisationId });
+    const account = this.em.create(Account, {
+      ...input,
+      status: input.status ?? 'active',
+      id: newId('account'),
+      organisationId,
+    });
     await this.em.flush();
     return account;
   }

@@ -19,14 +19,17 @@ export class AlertCommands {
     const alert = await this.alerts.update(organisationId, id, input, actor);
     if (alert.status === 'snoozed' && alert.snoozedUntil) {
       const until = alert.snoozedUntil.toISOString();
-      await this.client.workflow.signalWithStart<AlertSnoozeWorkflow, [{ until: string | null }]>(ALERT_SNOOZE_WORKFLOW, {
-        workflowId: alert.id,
-        taskQueue: this.queues.tasks,
-        args: [{ alertId: alert.id, until }],
-        signal: snoozeSignal,
-        signalArgs: [{ until }],
-        typedSearchAttributes: [{ key: SA.organisationId, value: alert.organisationId }],
-      });
+      await this.client.workflow.signalWithStart<AlertSnoozeWorkflow, [{ until: string | null }]>(
+        ALERT_SNOOZE_WORKFLOW,
+        {
+          workflowId: alert.id,
+          taskQueue: this.queues.tasks,
+          args: [{ alertId: alert.id, until }],
+          signal: snoozeSignal,
+          signalArgs: [{ until }],
+          typedSearchAttributes: [{ key: SA.organisationId, value: alert.organisationId }],
+        },
+      );
     } else if (wasSnoozed) {
       await this.client.workflow
         .getHandle(alert.id)

@@ -3,7 +3,15 @@ import { tenantProperties } from '../../db/base-properties.js';
 
 const p = defineEntity.properties;
 
-export const ALERT_TYPES = ['out_of_stock', 'price_mismatch', 'low_compliance', 'task_overdue', 'analysis_failed', 'webhook_disabled', 'credits_low'] as const;
+export const ALERT_TYPES = [
+  'out_of_stock',
+  'price_mismatch',
+  'low_compliance',
+  'task_overdue',
+  'analysis_failed',
+  'webhook_disabled',
+  'credits_low',
+] as const;
 export const ALERT_SEVERITIES = ['critical', 'warning', 'info'] as const;
 export const ALERT_STATUSES = ['unread', 'read', 'acknowledged', 'dismissed', 'snoozed'] as const;
 export const ALERT_SOURCE_TYPES = ['analysis', 'task', 'webhook', 'organisation'] as const;

@@ -33,7 +33,9 @@ export function alertRoutes(alerts: AlertService, commands: AlertCommands) {
       status: 200,
       response: dataEnvelope(alertSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: serializeAlert(await alerts.get(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: serializeAlert(await alerts.get(auth.organisationId, params.id)) },
+      }),
     }),
     defineRoute({
       method: 'patch',
@@ -47,7 +49,9 @@ export function alertRoutes(alerts: AlertService, commands: AlertCommands) {
       status: 200,
       response: dataEnvelope(alertSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params, body }) => ({ body: { data: serializeAlert(await commands.update(auth.organisationId, params.id, body, auth.apiKeyId)) } }),
+      handler: async ({ auth, params, body }) => ({
+        body: { data: serializeAlert(await commands.update(auth.organisationId, params.id, body, auth.apiKeyId)) },
+      }),
     }),
   ];
 }

@@ -15,16 +15,38 @@ export const updateAlertBody = z
   .strictObject({
     status: z.enum(['unread', 'read', 'acknowledged', 'dismissed', 'snoozed']).optional(),
     snoozedUntil: z.iso.datetime().optional().meta({ description: 'With status snoozed: when it returns to unread.' }),
-    snoozeDurationMs: z.number().int().min(1000).max(365 * 24 * 3600 * 1000).optional().meta({ description: 'With status snoozed: how long.' }),
+    snoozeDurationMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(365 * 24 * 3600 * 1000)
+      .optional()
+      .meta({ description: 'With status snoozed: how long.' }),
     isPinned: z.boolean().optional(),
   })
   .superRefine((b, ctx) => {
     if (Object.keys(b).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'Give status or isPinned.' });
     const snoozeGiven = b.snoozedUntil !== undefined || b.snoozeDurationMs !== undefined;
-    if (b.status === 'snoozed' && !snoozeGiven) ctx.addIssue({ code: 'custom', path: ['snoozedUntil'], message: 'Snoozing needs snoozedUntil or snoozeDurationMs.' });
-    if (b.status !== 'snoozed' && snoozeGiven) ctx.addIssue({ code: 'custom', path: ['status'], message: "snoozedUntil and snoozeDurationMs go with status 'snoozed'." });
-    if (b.snoozedUntil !== undefined && b.snoozeDurationMs !== undefined) ctx.addIssue({ code: 'custom', path: ['snoozeDurationMs'], message: 'Give snoozedUntil or snoozeDurationMs, not both.' });
-    if (b.snoozedUntil !== undefined && Date.parse(b.snoozedUntil) <= Date.now()) ctx.addIssue({ code: 'custom', path: ['snoozedUntil'], message: 'Must be in the future.' });
+    if (b.status === 'snoozed' && !snoozeGiven)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['snoozedUntil'],
+        message: 'Snoozing needs snoozedUntil or snoozeDurationMs.',
+      });
+    if (b.status !== 'snoozed' && snoozeGiven)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['status'],
+        message: "snoozedUntil and snoozeDurationMs go with status 'snoozed'.",
+      });
+    if (b.snoozedUntil !== undefined && b.snoozeDurationMs !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['snoozeDurationMs'],
+        message: 'Give snoozedUntil or snoozeDurationMs, not both.',
+      });
+    if (b.snoozedUntil !== undefined && Date.parse(b.snoozedUntil) <= Date.now())
+      ctx.addIssue({ code: 'custom', path: ['snoozedUntil'], message: 'Must be in the future.' });
   })
   .meta({ id: 'UpdateAlertRequest' });
 export type UpdateAlertInput = z.infer<typeof updateAlertBody>;

@@ -23,7 +23,12 @@ export type RaiseAlert = {
   dedupeKey?: string;
 };
 
-export type AlertFilters = { type?: Alert['type']; severity?: Alert['severity']; status?: Alert['status']; placeId?: string };
+export type AlertFilters = {
+  type?: Alert['type'];
+  severity?: Alert['severity'];
+  status?: Alert['status'];
+  placeId?: string;
+};
 
 export class AlertService {
   private readonly repo?: TenantRepository<Alert>;
@@ -54,7 +59,11 @@ export class AlertService {
     if (input.status !== undefined) {
       alert.status = input.status;
       alert.snoozedUntil =
-        input.status === 'snoozed' ? (input.snoozedUntil ? new Date(input.snoozedUntil) : new Date(Date.now() + input.snoozeDurationMs!)) : null;
+        input.status === 'snoozed'
+          ? input.snoozedUntil
+            ? new Date(input.snoozedUntil)
+            : new Date(Date.now() + input.snoozeDurationMs!)
+          : null;
     }
     if (input.isPinned !== undefined) alert.isPinned = input.isPinned;
     alert.actionedBy = actor;
@@ -85,7 +94,19 @@ export class AlertService {
        values (?, ?, ?, ?, ?, ?, 'unread', ?, ?, ?, false, ?::jsonb, ?, now(), now())
        on conflict (dedupe_key) do update set dedupe_key = excluded.dedupe_key
        returning id, (xmax = 0) as inserted`,
-      [newId('alert'), a.organisationId, a.type, a.severity, fitText(a.title, ALERT_TITLE_MAX), a.message, a.sourceType, a.sourceId, a.placeId ?? null, JSON.stringify(a.metadata ?? {}), a.dedupeKey ?? `${a.type}:${a.sourceType}:${a.sourceId}`],
+      [
+        newId('alert'),
+        a.organisationId,
+        a.type,
+        a.severity,
+        fitText(a.title, ALERT_TITLE_MAX),
+        a.message,
+        a.sourceType,
+        a.sourceId,
+        a.placeId ?? null,
+        JSON.stringify(a.metadata ?? {}),
+        a.dedupeKey ?? `${a.type}:${a.sourceType}:${a.sourceId}`,
+      ],
     );
     return { id: rows[0]!.id, created: rows[0]!.inserted };
   }

@@ -4,7 +4,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
-import { ANALYSIS_WORKFLOW, BATCH_WORKFLOW, analysisWorkflowIdentity, type AnalysisWorkflow, type BatchWorkflow } from '../../temporal/contracts/analysis.js';
+import {
+  ANALYSIS_WORKFLOW,
+  BATCH_WORKFLOW,
+  analysisWorkflowIdentity,
+  type AnalysisWorkflow,
+  type BatchWorkflow,
+} from '../../temporal/contracts/analysis.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import { Analysis } from './analysis.entity.js';
@@ -14,7 +20,11 @@ import type { AnalysisService, Submitted } from './analysis.service.js';
 
 const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_key, items) => {
   const ids = items.map((i) => i.id);
-  await sql(items[0]!.em.fork(), `update analyses set workflow_started_at = now() where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`, ids);
+  await sql(
+    items[0]!.em.fork(),
+    `update analyses set workflow_started_at = now() where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
+    ids,
+  );
   return items.map(() => undefined);
 });
 
@@ -70,14 +80,23 @@ export class AnalysisCommands {
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         ...analysisWorkflowIdentity(a),
         taskQueue: this.queues.analyses,
-        args: [{ analysisId: a.id, recognitionTaskQueue: this.queues.recognition, taskId: a.taskId ?? null, heartbeatTimeoutMs: this.heartbeatTimeoutMs }],
+        args: [
+          {
+            analysisId: a.id,
+            recognitionTaskQueue: this.queues.recognition,
+            taskId: a.taskId ?? null,
+            heartbeatTimeoutMs: this.heartbeatTimeoutMs,
+          },
+        ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),
     );
     // The outbox mark is not waited for: the row is durable and the workflow exists, so a mark lost
     // to a crash only makes the relay start it again, which finds it (startOnce). Marks made while one
     // is being written go together in the next UPDATE.
-    marks.submit('analyses', { em: this.em, id: a.id }).catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
+    marks
+      .submit('analyses', { em: this.em, id: a.id })
+      .catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
   }
 
   async startBatch(b: Batch): Promise<void> {
@@ -85,7 +104,9 @@ export class AnalysisCommands {
       this.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
         workflowId: b.id,
         taskQueue: this.queues.analyses,
-        args: [{ batchId: b.id, recognitionTaskQueue: this.queues.recognition, heartbeatTimeoutMs: this.heartbeatTimeoutMs }],
+        args: [
+          { batchId: b.id, recognitionTaskQueue: this.queues.recognition, heartbeatTimeoutMs: this.heartbeatTimeoutMs },
+        ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         memo: { total: b.total },
         typedSearchAttributes: [
@@ -95,7 +116,9 @@ export class AnalysisCommands {
         ],
       }),
     );
-    await sql(this.em, `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`, [b.id]);
+    await sql(this.em, `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`, [
+      b.id,
+    ]);
   }
 
   /**
@@ -127,8 +150,16 @@ export class AnalysisCommands {
    */
   async sweep(graceMs: number, limit = 100): Promise<number> {
     const cutoff = new Date(Date.now() - graceMs);
-    const analyses = await this.em.find(Analysis, { workflowStartedAt: null, batchId: null, createdAt: { $lt: cutoff } }, { orderBy: { id: 'asc' }, limit });
-    const batches = await this.em.find(Batch, { workflowStartedAt: null, createdAt: { $lt: cutoff } }, { orderBy: { id: 'asc' }, limit });
+    const analyses = await this.em.find(
+      Analysis,
+      { workflowStartedAt: null, batchId: null, createdAt: { $lt: cutoff } },
+      { orderBy: { id: 'asc' }, limit },
+    );
+    const batches = await this.em.find(
+      Batch,
+      { workflowStartedAt: null, createdAt: { $lt: cutoff } },
+      { orderBy: { id: 'asc' }, limit },
+    );
     for (const a of analyses) await this.startAnalysis(a);
     for (const b of batches) await this.startBatch(b);
     return analyses.length + batches.length;

@@ -10,7 +10,12 @@ import { Product } from '../products/product.entity.js';
 import { CatalogueMatcher } from '../recognition/catalogue-matcher.js';
 import { mergeRuns } from '../recognition/merge-runs.js';
 import { boundProduct } from '../recognition/product-bounds.js';
-import { confidenceLevel, type CatalogueEntry, type RecognizedProduct, type Recognizer } from '../recognition/recognizer.js';
+import {
+  confidenceLevel,
+  type CatalogueEntry,
+  type RecognizedProduct,
+  type Recognizer,
+} from '../recognition/recognizer.js';
 import { Analysis } from './analysis.entity.js';
 import { AnalysisRun } from './analysis-run.entity.js';
 import { ImageBlob } from './image-blob.entity.js';
@@ -74,7 +79,12 @@ export class AnalysisProcessingService {
   }
 
   /** One recognition pass; its result row is upserted, so a retried pass overwrites rather than adds. */
-  async recognize(analysisId: string, runIndex: number, recognizer: Recognizer, signal?: AbortSignal): Promise<{ productCount: number }> {
+  async recognize(
+    analysisId: string,
+    runIndex: number,
+    recognizer: Recognizer,
+    signal?: AbortSignal,
+  ): Promise<{ productCount: number }> {
     const analysis = await this.load(analysisId);
     const [blob] = await sql<{ bytes: Buffer; content_type: string; width: number; height: number }>(
       this.em,
@@ -200,15 +210,26 @@ export class AnalysisProcessingService {
       sourceType: 'analysis',
       sourceId: analysis.id,
       placeId: analysis.placeId,
-      metadata: { analysisId: analysis.id, errorCode: code, imageUrl: analysis.imageUrl, externalId: analysis.externalId ?? null, taskId: analysis.taskId ?? null },
+      metadata: {
+        analysisId: analysis.id,
+        errorCode: code,
+        imageUrl: analysis.imageUrl,
+        externalId: analysis.externalId ?? null,
+        taskId: analysis.taskId ?? null,
+      },
     });
     await em.nativeDelete(ImageBlob, { analysisId: analysis.id });
     return this.outcome(analysis, [event]);
   }
 
   private async outcomeOf(em: EntityManager, analysis: Analysis): Promise<AnalysisOutcome> {
-    const rows = await sql<{ id: string }>(em, `select id from events where dedupe_key = ?`, [`analysis.${analysis.status}:${analysis.id}`]);
-    return this.outcome(analysis, rows.map((r) => ({ id: r.id })));
+    const rows = await sql<{ id: string }>(em, `select id from events where dedupe_key = ?`, [
+      `analysis.${analysis.status}:${analysis.id}`,
+    ]);
+    return this.outcome(
+      analysis,
+      rows.map((r) => ({ id: r.id })),
+    );
   }
 
   private outcome(analysis: Analysis, events: { id: string }[]): AnalysisOutcome {
@@ -244,7 +265,7 @@ export class AnalysisProcessingService {
       subcategory: p.subcategory ?? entry?.subcategory ?? null,
       price: money(p.price),
       discountedPrice: money(p.discountedPrice),
-      currency: p.currency ?? (p.price != null ? entry?.currency ?? null : null),
+      currency: p.currency ?? (p.price != null ? (entry?.currency ?? null) : null),
       onSale: p.onSale,
       confidence: confidenceLevel(score),
       confidenceScore: score,

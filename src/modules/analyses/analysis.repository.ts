@@ -4,12 +4,22 @@ import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 
 /** What a batch workflow needs of each of its analyses to start it. */
-export type BatchMember = { id: string; organisationId: string; imageUrl: string; externalId: string | null; placeId: string | null; taskId: string | null };
+export type BatchMember = {
+  id: string;
+  organisationId: string;
+  imageUrl: string;
+  externalId: string | null;
+  placeId: string | null;
+  taskId: string | null;
+};
 
 export type AnalysisFilters = { status?: AnalysisStatus; externalId?: string; placeId?: string };
 
 /** One row of a list: what serializeAnalysis shows, nothing else. */
-export type AnalysisListRow = Pick<Analysis, 'id' | 'status' | 'totalRuns' | 'completedRuns' | 'failedRuns' | 'externalId' | 'metadata' | 'placeId' | 'taskId'> & {
+export type AnalysisListRow = Pick<
+  Analysis,
+  'id' | 'status' | 'totalRuns' | 'completedRuns' | 'failedRuns' | 'externalId' | 'metadata' | 'placeId' | 'taskId'
+> & {
   createdAt: string;
   completedAt: string | null;
 };
@@ -37,7 +47,11 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
    * into the identity map cost several times the query itself (bench:api), and a list never
    * changes what it reads.
    */
-  async list(organisationId: string, filters: AnalysisFilters, page: Page): Promise<{ items: AnalysisListRow[]; pagination: ReturnType<typeof toPage>['pagination'] }> {
+  async list(
+    organisationId: string,
+    filters: AnalysisFilters,
+    page: Page,
+  ): Promise<{ items: AnalysisListRow[]; pagination: ReturnType<typeof toPage>['pagination'] }> {
     const where = ['organisation_id = ?'];
     const params: unknown[] = [organisationId];
     const add = (condition: string, value: unknown) => {
@@ -75,7 +89,17 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
 
   /** A batch's analyses in id order (the order their workflows start in). */
   async batchMembers(batchId: string): Promise<BatchMember[]> {
-    const rows = await this.find({ batchId }, { orderBy: { id: 'asc' }, fields: ['id', 'organisationId', 'imageUrl', 'externalId', 'placeId', 'taskId'] });
-    return rows.map((a) => ({ id: a.id, organisationId: a.organisationId, imageUrl: a.imageUrl, externalId: a.externalId ?? null, placeId: a.placeId ?? null, taskId: a.taskId ?? null }));
+    const rows = await this.find(
+      { batchId },
+      { orderBy: { id: 'asc' }, fields: ['id', 'organisationId', 'imageUrl', 'externalId', 'placeId', 'taskId'] },
+    );
+    return rows.map((a) => ({
+      id: a.id,
+      organisationId: a.organisationId,
+      imageUrl: a.imageUrl,
+      externalId: a.externalId ?? null,
+      placeId: a.placeId ?? null,
+      taskId: a.taskId ?? null,
+    }));
   }
 }

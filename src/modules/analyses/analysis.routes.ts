@@ -29,7 +29,8 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
       rateLimit: { category: 'analyses' },
       operationId: 'createAnalysis',
       summary: 'Submit one shelf image for analysis',
-      description: 'Costs 1 credit, taken at submission; a failed analysis gives it back. Runs asynchronously: poll, or pass callbackUrl, or subscribe a webhook.',
+      description:
+        'Costs 1 credit, taken at submission; a failed analysis gives it back. Runs asynchronously: poll, or pass callbackUrl, or subscribe a webhook.',
       tag: 'Analyses',
       body: createAnalysisBody,
       status: 202,
@@ -64,7 +65,11 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
       response: dataEnvelope(submittedBatchSchema),
       errors: ['INSUFFICIENT_CREDITS'],
       handler: async ({ auth, body }) => {
-        const { batch, analyses: rows } = await commands.submitBatch(auth.organisationId, body.images, body.callbackUrl);
+        const { batch, analyses: rows } = await commands.submitBatch(
+          auth.organisationId,
+          body.images,
+          body.callbackUrl,
+        );
         return {
           status: 202,
           body: {
@@ -119,7 +124,12 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
               completed: b.completed,
               failed: b.failed,
               createdAt: b.batch.createdAt.toISOString(),
-              analyses: b.analyses.map((a) => ({ id: a.id, imageUrl: a.imageUrl, status: a.status, externalId: a.externalId ?? null })),
+              analyses: b.analyses.map((a) => ({
+                id: a.id,
+                imageUrl: a.imageUrl,
+                status: a.status,
+                externalId: a.externalId ?? null,
+              })),
             },
           },
         };

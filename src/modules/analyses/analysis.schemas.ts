@@ -8,20 +8,33 @@ import { ANALYSIS_STATUSES } from './analysis.entity.js';
 export const metadataSchema = z
   .record(z.string().max(100), z.string().max(500, 'Metadata values are at most 500 characters.'))
   .refine((m) => Object.keys(m).length <= 10, 'At most 10 metadata keys.')
-  .meta({ description: 'Client tags: at most 10 keys, string values of at most 500 characters.', example: { store: '42', visit: 'morning' } });
+  .meta({
+    description: 'Client tags: at most 10 keys, string values of at most 500 characters.',
+    example: { store: '42', visit: 'morning' },
+  });
 
 const imageFields = {
-  imageUrl: httpUrl.meta({ description: 'Public http(s) URL of the shelf photo.', example: 'https://images.example.com/shelves/aisle-4.jpg' }),
+  imageUrl: httpUrl.meta({
+    description: 'Public http(s) URL of the shelf photo.',
+    example: 'https://images.example.com/shelves/aisle-4.jpg',
+  }),
   placeId: z.string().max(100).optional().meta({ description: 'Place (pl_) the photo was taken in.' }),
   taskId: z.string().max(100).optional().meta({ description: 'Task (tsk_) this photo fulfils.' }),
-  externalId: z.string().min(1).max(255).optional().meta({ description: 'Your reference; returned in results and events.', example: 'visit-2026-11-22-0042' }),
+  externalId: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({ description: 'Your reference; returned in results and events.', example: 'visit-2026-11-22-0042' }),
   metadata: metadataSchema.optional(),
 };
 
 export const createAnalysisBody = z
   .strictObject({
     ...imageFields,
-    callbackUrl: httpsUrl.optional().meta({ description: 'HTTPS URL that receives a signed POST when the analysis completes or fails.' }),
+    callbackUrl: httpsUrl
+      .optional()
+      .meta({ description: 'HTTPS URL that receives a signed POST when the analysis completes or fails.' }),
   })
   .meta({ id: 'CreateAnalysisRequest' });
 export type CreateAnalysisInput = z.infer<typeof createAnalysisBody>;
@@ -31,11 +44,9 @@ export type BatchImageInput = z.infer<typeof batchImageSchema>;
 
 export const createBatchBody = z
   .strictObject({
-    images: z
-      .array(batchImageSchema)
-      .min(1)
-      .max(MAX_BATCH_IMAGES)
-      .meta({ description: "One entry per photo; at most the plan's maxBatchSize (20 to 200; enterprise up to 1,000)." }),
+    images: z.array(batchImageSchema).min(1).max(MAX_BATCH_IMAGES).meta({
+      description: "One entry per photo; at most the plan's maxBatchSize (20 to 200; enterprise up to 1,000).",
+    }),
     callbackUrl: httpsUrl.optional().meta({ description: 'Applies to each analysis of the batch.' }),
   })
   .meta({ id: 'CreateBatchRequest' });
@@ -83,7 +94,10 @@ export const submittedAnalysisSchema = z
     status: z.literal('processing'),
     createdAt: z.iso.datetime(),
     externalId: z.string().nullable(),
-    callbackSecret: z.string().optional().meta({ description: 'Only when callbackUrl was given; shown once. Verifies callback signatures.' }),
+    callbackSecret: z
+      .string()
+      .optional()
+      .meta({ description: 'Only when callbackUrl was given; shown once. Verifies callback signatures.' }),
   })
   .meta({ id: 'SubmittedAnalysis' });
 
@@ -91,7 +105,12 @@ export const submittedBatchSchema = z
   .object({
     batchId: z.string().meta({ example: 'bat_01jdq3x4v6m8c9a1b2c3d4e5f6' }),
     analyses: z.array(
-      z.object({ id: z.string(), imageUrl: z.string(), status: z.literal('processing'), callbackSecret: z.string().optional() }),
+      z.object({
+        id: z.string(),
+        imageUrl: z.string(),
+        status: z.literal('processing'),
+        callbackSecret: z.string().optional(),
+      }),
     ),
     creditsConsumed: z.number().int(),
   })
@@ -100,13 +119,22 @@ export const submittedBatchSchema = z
 export const batchSchema = z
   .object({
     id: z.string(),
-    status: z.enum(['processing', 'partial', 'completed']).meta({ description: '`partial` while some analyses have finished, `completed` once all have (either way).' }),
+    status: z
+      .enum(['processing', 'partial', 'completed'])
+      .meta({ description: '`partial` while some analyses have finished, `completed` once all have (either way).' }),
     total: z.number().int(),
     processing: z.number().int(),
     completed: z.number().int(),
     failed: z.number().int(),
     createdAt: z.iso.datetime(),
-    analyses: z.array(z.object({ id: z.string(), imageUrl: z.string(), status: z.enum(ANALYSIS_STATUSES), externalId: z.string().nullable() })),
+    analyses: z.array(
+      z.object({
+        id: z.string(),
+        imageUrl: z.string(),
+        status: z.enum(ANALYSIS_STATUSES),
+        externalId: z.string().nullable(),
+      }),
+    ),
   })
   .meta({ id: 'Batch' });
 

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { InsufficientCreditsError, NotFoundError, ValidationError, invalidReferences, unknownReference } from '../../lib/errors.js';
+import {
+  InsufficientCreditsError,
+  NotFoundError,
+  ValidationError,
+  invalidReferences,
+  unknownReference,
+} from '../../lib/errors.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
@@ -26,7 +32,9 @@ type Submission = { service: AnalysisService; input: CreateAnalysisInput; secret
  * together in the next (group-commit.ts): one row lock and one WAL flush for the whole group instead
  * of one each, which is what had concurrent submissions queueing on the organisation's row.
  */
-const submissions = new GroupCommit<Submission, Analysis>((organisationId, items) => items[0]!.service.commitSubmissions(organisationId, items));
+const submissions = new GroupCommit<Submission, Analysis>((organisationId, items) =>
+  items[0]!.service.commitSubmissions(organisationId, items),
+);
 
 function callbackSecret(): string {
   return `cbsec_${randomBytes(24).toString('hex')}`;
@@ -47,20 +55,41 @@ export class AnalysisService {
   }
 
   /** Every placeId and taskId named must belong to this organisation (422 on the exact field otherwise). */
-  private async assertPlaces(organisationId: string, images: { placeId?: string; taskId?: string }[], fieldOf: (i: number, f: 'placeId' | 'taskId') => string) {
+  private async assertPlaces(
+    organisationId: string,
+    images: { placeId?: string; taskId?: string }[],
+    fieldOf: (i: number, f: 'placeId' | 'taskId') => string,
+  ) {
     const ids = (f: 'placeId' | 'taskId') => [...new Set(images.map((i) => i[f]).filter((p): p is string => !!p))];
     const places = ids('placeId');
     const tasks = ids('taskId');
-    const foundPlaces = new Set(places.length ? (await this.places.repo.find({ organisationId, id: { $in: places } }, { fields: ['id'] })).map((p) => p.id) : []);
-    const foundTasks = new Set(tasks.length ? (await this.em.find(Task, { organisationId, id: { $in: tasks } }, { fields: ['id'] })).map((t) => t.id) : []);
+    const foundPlaces = new Set(
+      places.length
+        ? (await this.places.repo.find({ organisationId, id: { $in: places } }, { fields: ['id'] })).map((p) => p.id)
+        : [],
+    );
+    const foundTasks = new Set(
+      tasks.length
+        ? (await this.em.find(Task, { organisationId, id: { $in: tasks } }, { fields: ['id'] })).map((t) => t.id)
+        : [],
+    );
     const issues = images.flatMap((img, i) => [
-      ...(img.placeId && !foundPlaces.has(img.placeId) ? [unknownReference(fieldOf(i, 'placeId'), 'place', img.placeId)] : []),
-      ...(img.taskId && !foundTasks.has(img.taskId) ? [unknownReference(fieldOf(i, 'taskId'), 'task', img.taskId)] : []),
+      ...(img.placeId && !foundPlaces.has(img.placeId)
+        ? [unknownReference(fieldOf(i, 'placeId'), 'place', img.placeId)]
+        : []),
+      ...(img.taskId && !foundTasks.has(img.taskId)
+        ? [unknownReference(fieldOf(i, 'taskId'), 'task', img.taskId)]
+        : []),
     ]);
     if (issues.length) throw invalidReferences(issues);
   }
 
-  private newAnalysis(em: EntityManager, organisationId: string, img: BatchImageInput, extra: { batchId?: string; callbackUrl?: string; secret?: string; id?: string }) {
+  private newAnalysis(
+    em: EntityManager,
+    organisationId: string,
+    img: BatchImageInput,
+    extra: { batchId?: string; callbackUrl?: string; secret?: string; id?: string },
+  ) {
     return em.create(Analysis, {
       id: extra.id ?? newId('analysis'),
       organisationId,
@@ -111,9 +140,13 @@ export class AnalysisService {
     return this.em.fork().transactional(async (em) => {
       const ids = items.map(() => newId('analysis'));
       const { taken, balance } = await this.credits.consumeEach(em, organisationId, ids);
-      const analyses = items
-        .slice(0, taken)
-        .map((it, i) => this.newAnalysis(em, organisationId, it.input, { callbackUrl: it.input.callbackUrl, secret: it.secret, id: ids[i] }));
+      const analyses = items.slice(0, taken).map((it, i) =>
+        this.newAnalysis(em, organisationId, it.input, {
+          callbackUrl: it.input.callbackUrl,
+          secret: it.secret,
+          id: ids[i],
+        }),
+      );
       if (taken > 0) await this.warnIfLow(em, organisationId, balance);
       await em.flush();
       return items.map((_, i) => analyses[i] ?? new InsufficientCreditsError(1, balance.remaining));
@@ -124,17 +157,39 @@ export class AnalysisService {
     const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
     const { maxBatchSize } = limitsFor(org.plan, org.customLimits);
     if (images.length > maxBatchSize) {
-      throw new ValidationError(`Invalid body: images: At most ${maxBatchSize} images per batch on the ${org.plan} plan.`, [
-        { field: 'images', message: `At most ${maxBatchSize} images per batch on the ${org.plan} plan.`, code: 'too_big' },
-      ]);
+      throw new ValidationError(
+        `Invalid body: images: At most ${maxBatchSize} images per batch on the ${org.plan} plan.`,
+        [
+          {
+            field: 'images',
+            message: `At most ${maxBatchSize} images per batch on the ${org.plan} plan.`,
+            code: 'too_big',
+          },
+        ],
+      );
     }
     await this.assertPlaces(organisationId, images, (i, f) => `images[${i}].${f}`);
     const batchId = newId('batch');
     const secrets = images.map(() => (callbackUrl ? callbackSecret() : undefined));
     const { batch, analyses } = await this.em.transactional(async (em) => {
-      const b = em.create(Batch, { id: batchId, organisationId, total: images.length, callbackUrl: callbackUrl ?? null });
-      const rows = images.map((img, i) => this.newAnalysis(em, organisationId, img, { batchId, callbackUrl, secret: secrets[i] }));
-      await this.warnIfLow(em, organisationId, await this.credits.consume(em, organisationId, rows.map((r) => r.id)));
+      const b = em.create(Batch, {
+        id: batchId,
+        organisationId,
+        total: images.length,
+        callbackUrl: callbackUrl ?? null,
+      });
+      const rows = images.map((img, i) =>
+        this.newAnalysis(em, organisationId, img, { batchId, callbackUrl, secret: secrets[i] }),
+      );
+      await this.warnIfLow(
+        em,
+        organisationId,
+        await this.credits.consume(
+          em,
+          organisationId,
+          rows.map((r) => r.id),
+        ),
+      );
       await em.flush();
       return { batch: b, analyses: rows };
     });
@@ -159,7 +214,11 @@ export class AnalysisService {
   async getBatch(organisationId: string, batchId: string) {
     const batch = await this.em.findOne(Batch, { id: batchId, organisationId });
     if (!batch) throw new NotFoundError('batch', batchId);
-    const analyses = await this.em.find(Analysis, { batchId, organisationId }, { orderBy: { id: 'asc' }, fields: ['id', 'imageUrl', 'status', 'externalId'] });
+    const analyses = await this.em.find(
+      Analysis,
+      { batchId, organisationId },
+      { orderBy: { id: 'asc' }, fields: ['id', 'imageUrl', 'status', 'externalId'] },
+    );
     const count = (s: string) => analyses.filter((a) => a.status === s).length;
     const processing = count('processing');
     const finished = analyses.length - processing;

@@ -30,7 +30,13 @@ export class ImageError extends Error {
 
 export type FetchedImage = { bytes: Buffer; contentType: string; width: number; height: number };
 
-export type ImageFetchOptions = { maxBytes: number; timeoutMs: number; allowPrivate: boolean; maxPixels?: number; maxSide?: number };
+export type ImageFetchOptions = {
+  maxBytes: number;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  maxPixels?: number;
+  maxSide?: number;
+};
 
 /**
  * Work per image is bounded before it is done: the header's dimensions are checked against
@@ -55,20 +61,41 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
     });
   } catch (err) {
     if (err instanceof OutboundAddressError) {
-      if (err.code === 'PRIVATE_ADDRESS') throw new ImageError('IMAGE_ADDRESS_BLOCKED', 'The image URL points to an address that is not allowed (a private or reserved network).', false, err.message);
-      if (err.code === 'INVALID_URL') throw new ImageError('IMAGE_UNREACHABLE', 'The image URL is not a valid http(s) URL.', false, err.message);
+      if (err.code === 'PRIVATE_ADDRESS')
+        throw new ImageError(
+          'IMAGE_ADDRESS_BLOCKED',
+          'The image URL points to an address that is not allowed (a private or reserved network).',
+          false,
+          err.message,
+        );
+      if (err.code === 'INVALID_URL')
+        throw new ImageError('IMAGE_UNREACHABLE', 'The image URL is not a valid http(s) URL.', false, err.message);
       throw new ImageError('IMAGE_UNREACHABLE', "The image URL's host name could not be resolved.", true, err.message);
     }
-    if (err instanceof OversizeError) throw new ImageError('IMAGE_TOO_LARGE', `The image is larger than ${opts.maxBytes} bytes.`, false);
+    if (err instanceof OversizeError)
+      throw new ImageError('IMAGE_TOO_LARGE', `The image is larger than ${opts.maxBytes} bytes.`, false);
     const e = err as Error & { code?: string };
-    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT';
-    throw new ImageError('IMAGE_UNREACHABLE', timedOut ? 'The image host did not answer in time.' : 'The image host could not be reached.', true, `${e.code ?? e.name}: ${e.message}`);
+    const timedOut =
+      e.name === 'TimeoutError' ||
+      e.name === 'AbortError' ||
+      e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      e.code === 'UND_ERR_BODY_TIMEOUT' ||
+      e.code === 'UND_ERR_CONNECT_TIMEOUT';
+    throw new ImageError(
+      'IMAGE_UNREACHABLE',
+      timedOut ? 'The image host did not answer in time.' : 'The image host could not be reached.',
+      true,
+      `${e.code ?? e.name}: ${e.message}`,
+    );
   }
   if (res.status >= 300) {
     const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
     throw new ImageError('IMAGE_HTTP_ERROR', `The image URL answered HTTP ${res.status}.`, retryable);
   }
-  const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = String(res.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (contentType && !contentType.startsWith('image/') && contentType !== 'application/octet-stream') {
     throw new ImageError('IMAGE_NOT_AN_IMAGE', `The URL returned '${contentType}', not an image.`, false);
   }
@@ -78,20 +105,39 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
     meta = await sharp(res.body, { limitInputPixels: false }).metadata();
     if (!meta.width || !meta.height || !meta.format) throw new Error('no dimensions');
   } catch (err) {
-    throw new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false, (err as Error).message);
+    throw new ImageError(
+      'IMAGE_NOT_AN_IMAGE',
+      'The body could not be decoded as an image.',
+      false,
+      (err as Error).message,
+    );
   }
   if (meta.width * meta.height > maxPixels) {
-    throw new ImageError('IMAGE_TOO_LARGE', `The image is ${meta.width}×${meta.height} pixels; at most ${maxPixels.toLocaleString('en')} pixels are accepted.`, false);
+    throw new ImageError(
+      'IMAGE_TOO_LARGE',
+      `The image is ${meta.width}×${meta.height} pixels; at most ${maxPixels.toLocaleString('en')} pixels are accepted.`,
+      false,
+    );
   }
   try {
     const decoder = () => sharp(res.body, { limitInputPixels: maxPixels, sequentialRead: true });
     // A full decode catches truncated files that still have a valid header.
     await decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer();
-    if (Math.max(meta.width, meta.height) <= maxSide) return { bytes: res.body, contentType: `image/${meta.format}`, width: meta.width, height: meta.height };
+    if (Math.max(meta.width, meta.height) <= maxSide)
+      return { bytes: res.body, contentType: `image/${meta.format}`, width: meta.width, height: meta.height };
     // Larger than recognition needs: keep a copy at most maxSide on its longest side, upright.
-    const { data, info } = await decoder().rotate().resize({ width: maxSide, height: maxSide, fit: 'inside' }).jpeg({ quality: 92 }).toBuffer({ resolveWithObject: true });
+    const { data, info } = await decoder()
+      .rotate()
+      .resize({ width: maxSide, height: maxSide, fit: 'inside' })
+      .jpeg({ quality: 92 })
+      .toBuffer({ resolveWithObject: true });
     return { bytes: data, contentType: 'image/jpeg', width: info.width, height: info.height };
   } catch (err) {
-    throw new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false, (err as Error).message);
+    throw new ImageError(
+      'IMAGE_NOT_AN_IMAGE',
+      'The body could not be decoded as an image.',
+      false,
+      (err as Error).message,
+    );
   }
 }

@@ -1,6 +1,13 @@
 import { dataEnvelope, defineRoute, idParams, listEnvelope } from '../../http/route.js';
 import type { ApiKeyService } from './api-key.service.js';
-import { apiKeySchema, apiKeyWithSecretSchema, createApiKeyBody, listApiKeysQuery, rotateApiKeyBody, serializeApiKey } from './api-key.schemas.js';
+import {
+  apiKeySchema,
+  apiKeyWithSecretSchema,
+  createApiKeyBody,
+  listApiKeysQuery,
+  rotateApiKeyBody,
+  serializeApiKey,
+} from './api-key.schemas.js';
 
 const params = idParams('key_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'API keys';
@@ -49,7 +56,8 @@ export function apiKeyRoutes(keys: ApiKeyService) {
       params,
       body: rotateApiKeyBody,
       status: 200,
-      description: 'A revoked or expired key cannot be rotated (409 CONFLICT); rotating again never extends a grace period.',
+      description:
+        'A revoked or expired key cannot be rotated (409 CONFLICT); rotating again never extends a grace period.',
       response: dataEnvelope(apiKeyWithSecretSchema),
       errors: ['NOT_FOUND', 'CONFLICT'],
       handler: async ({ auth, params, body }) => {
@@ -67,7 +75,9 @@ export function apiKeyRoutes(keys: ApiKeyService) {
       status: 200,
       response: dataEnvelope(apiKeySchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: serializeApiKey(await keys.revoke(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: serializeApiKey(await keys.revoke(auth.organisationId, params.id)) },
+      }),
     }),
   ];
 }

@@ -40,11 +40,18 @@ export class ApiKeyService {
       [organisationId],
     );
     if ((row?.n ?? 0) >= MAX_ACTIVE_KEYS) {
-      throw new ConflictError(`This organisation already has ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, { limit: MAX_ACTIVE_KEYS });
+      throw new ConflictError(`This organisation already has ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, {
+        limit: MAX_ACTIVE_KEYS,
+      });
     }
   }
 
-  private async insert(em: EntityManager, organisationId: string, role: ApiKeyRole, name?: string | null): Promise<CreatedApiKey> {
+  private async insert(
+    em: EntityManager,
+    organisationId: string,
+    role: ApiKeyRole,
+    name?: string | null,
+  ): Promise<CreatedApiKey> {
     const secret = generateApiKey();
     const key = em.create(ApiKey, {
       id: newId('apiKey'),
@@ -79,7 +86,9 @@ export class ApiKeyService {
       if (!old) throw new NotFoundError('API key', id);
       const now = new Date();
       if (old.revokedAt || (old.expiresAt && old.expiresAt <= now)) {
-        throw new ConflictError('This API key is revoked or expired and cannot be rotated; create a new key instead.', { keyId: id });
+        throw new ConflictError('This API key is revoked or expired and cannot be rotated; create a new key instead.', {
+          keyId: id,
+        });
       }
       if (graceSeconds === 0) old.revokedAt = now;
       else {

@@ -13,7 +13,9 @@ const TOUCH_EVERY_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
 /** The plan table's rate limits, once, as the JSON the database function takes. */
-const PLAN_LIMITS_JSON = JSON.stringify(Object.fromEntries(Object.entries(PLANS).map(([tier, limits]) => [tier, limits.rateLimits])));
+const PLAN_LIMITS_JSON = JSON.stringify(
+  Object.fromEntries(Object.entries(PLANS).map(([tier, limits]) => [tier, limits.rateLimits])),
+);
 
 type TakeRow = {
   api_key_id: string;
@@ -69,7 +71,11 @@ export class KeyGate {
   }
 
   /** Authenticates and takes `weight` slots of the key's `category` window (all or nothing). */
-  async enter(header: string | undefined, category: RateLimitCategory, weight: number): Promise<{ owner: KeyOwner; rate: RateLimitResult }> {
+  async enter(
+    header: string | undefined,
+    category: RateLimitCategory,
+    weight: number,
+  ): Promise<{ owner: KeyOwner; rate: RateLimitResult }> {
     const hash = this.hashOf(header);
     if (this.limiter.usesRedis) {
       const owner = await this.repo.findActiveOwner(hash);
@@ -78,10 +84,21 @@ export class KeyGate {
       const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
       return { owner, rate: await this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight) };
     }
-    const [row] = await sql<TakeRow>(this.em, `select * from api_key_take(?, ?, ?, ?::jsonb)`, [hash, category, weight, PLAN_LIMITS_JSON]);
+    const [row] = await sql<TakeRow>(this.em, `select * from api_key_take(?, ?, ?, ?::jsonb)`, [
+      hash,
+      category,
+      weight,
+      PLAN_LIMITS_JSON,
+    ]);
     if (!row) throw new InvalidApiKeyError();
     this.touch(row.api_key_id);
-    const owner: KeyOwner = { apiKeyId: row.api_key_id, organisationId: row.organisation_id, role: row.role, plan: row.plan, customLimits: row.custom_limits };
+    const owner: KeyOwner = {
+      apiKeyId: row.api_key_id,
+      organisationId: row.organisation_id,
+      role: row.role,
+      plan: row.plan,
+      customLimits: row.custom_limits,
+    };
     const rate: RateLimitResult = {
       allowed: row.allowed,
       limit: row.rate_limit,

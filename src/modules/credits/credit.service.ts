@@ -14,7 +14,9 @@ export class CreditService {
   async grant(organisationId: string, amount: number, pool: CreditPool, note?: string): Promise<Balance> {
     return this.em.transactional(async (em) => {
       const column = pool === 'plan' ? 'plan_credits' : 'payg_credits';
-      const rows = await sql<{ plan_credits: number; payg_credits: number }>(em, `update organisations set ${column} = ${column} + ?, updated_at = now() where id = ? returning plan_credits, payg_credits`,
+      const rows = await sql<{ plan_credits: number; payg_credits: number }>(
+        em,
+        `update organisations set ${column} = ${column} + ?, updated_at = now() where id = ? returning plan_credits, payg_credits`,
         [amount, organisationId],
       );
       const row = rows[0];
@@ -39,7 +41,9 @@ export class CreditService {
    */
   async consume(em: EntityManager, organisationId: string, analysisIds: string[]): Promise<Balance> {
     const n = analysisIds.length;
-    const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number }>(em, `with o as (select id, plan_credits, payg_credits from organisations where id = ? for update)
+    const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number }>(
+      em,
+      `with o as (select id, plan_credits, payg_credits from organisations where id = ? for update)
        update organisations t
           set plan_credits = o.plan_credits - least(o.plan_credits, ?),
               payg_credits = o.payg_credits - (? - least(o.plan_credits, ?)),
@@ -73,7 +77,11 @@ export class CreditService {
    * all or nothing on its own): one conditional UPDATE under the organisation's row lock, plan credits
    * first, and the ledger rows of those taken. Returns how many were taken (the first `taken` ids).
    */
-  async consumeEach(em: EntityManager, organisationId: string, analysisIds: string[]): Promise<{ taken: number; balance: Balance }> {
+  async consumeEach(
+    em: EntityManager,
+    organisationId: string,
+    analysisIds: string[],
+  ): Promise<{ taken: number; balance: Balance }> {
     const n = analysisIds.length;
     const [row] = await sql<{ plan_before: number; payg_before: number; plan_credits: number; payg_credits: number }>(
       em,
@@ -99,7 +107,10 @@ export class CreditService {
         analysisId,
       });
     });
-    return { taken, balance: { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits } };
+    return {
+      taken,
+      balance: { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits },
+    };
   }
 
   /**
@@ -107,7 +118,9 @@ export class CreditService {
    * unique (analysis, reason) makes a second refund insert nothing and change nothing.
    */
   async refund(em: EntityManager, analysisId: string): Promise<boolean> {
-    const inserted = await sql<{ organisation_id: string; plan_delta: number; payg_delta: number }>(em, `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, created_at)
+    const inserted = await sql<{ organisation_id: string; plan_delta: number; payg_delta: number }>(
+      em,
+      `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, created_at)
        select ?, organisation_id, -plan_delta, -payg_delta, 'refund', analysis_id, now()
          from credit_entries where analysis_id = ? and reason = 'analysis'
        on conflict (analysis_id, reason) do nothing
@@ -116,7 +129,8 @@ export class CreditService {
     );
     const row = inserted[0];
     if (!row) return false;
-    await sql(em, 
+    await sql(
+      em,
       `update organisations set plan_credits = plan_credits + ?, payg_credits = payg_credits + ?, updated_at = now() where id = ?`,
       [row.plan_delta, row.payg_delta, row.organisation_id],
     );
@@ -128,7 +142,11 @@ export class CreditService {
   }
 
   private async balanceIn(em: EntityManager, organisationId: string): Promise<Balance> {
-    const rows = await sql<{ plan_credits: number; payg_credits: number }>(em, `select plan_credits, payg_credits from organisations where id = ?`, [organisationId]);
+    const rows = await sql<{ plan_credits: number; payg_credits: number }>(
+      em,
+      `select plan_credits, payg_credits from organisations where id = ?`,
+      [organisationId],
+    );
     const row = rows[0];
     if (!row) throw new Error(`organisation ${organisationId} does not exist`);
     return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };

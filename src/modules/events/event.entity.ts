@@ -2,7 +2,14 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
 const p = defineEntity.properties;
 
-export const EVENT_TYPES = ['analysis.completed', 'analysis.failed', 'task.created', 'task.updated', 'task.completed', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'analysis.completed',
+  'analysis.failed',
+  'task.created',
+  'task.updated',
+  'task.completed',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

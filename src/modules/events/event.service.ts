@@ -12,7 +12,13 @@ export class EventService {
    */
   async record(
     em: EntityManager,
-    e: { organisationId: string; type: EventType; dedupeKey: string; data: Record<string, unknown>; analysisId?: string | null },
+    e: {
+      organisationId: string;
+      type: EventType;
+      dedupeKey: string;
+      data: Record<string, unknown>;
+      analysisId?: string | null;
+    },
   ): Promise<RecordedEvent> {
     const rows = await sql<{ id: string; inserted: boolean }>(
       em,
@@ -33,7 +39,11 @@ export class EventService {
 
   /** Events committed but never dispatched before `before` (their process died in between), oldest first. */
   async undispatched(em: EntityManager, before: Date, limit: number): Promise<string[]> {
-    const rows = await sql<{ id: string }>(em, `select id from events where dispatched_at is null and created_at < ? order by id limit ?`, [before, limit]);
+    const rows = await sql<{ id: string }>(
+      em,
+      `select id from events where dispatched_at is null and created_at < ? order by id limit ?`,
+      [before, limit],
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -45,17 +45,32 @@ export class IdempotencyService {
       [...params, print, new Date(Date.now() + LOCK_MS)],
     );
     if (inserted.length === 1) return { kind: 'claimed' };
-    const [existing] = await sql<{ fingerprint: string; state: string; response_status: number | null; response_sealed: string | null }>(
+    const [existing] = await sql<{
+      fingerprint: string;
+      state: string;
+      response_status: number | null;
+      response_sealed: string | null;
+    }>(
       this.em,
       `select fingerprint, state, response_status, response_sealed from idempotency_keys where ${where}`,
       params,
     );
     if (!existing) return this.claim(scope, key, print);
     if (existing.fingerprint !== print) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 422, 'This Idempotency-Key was used with a different request (method, path or body).', { idempotencyKey: key });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        422,
+        'This Idempotency-Key was used with a different request (method, path or body).',
+        { idempotencyKey: key },
+      );
     }
     if (existing.state === 'running') {
-      throw new AppError('IDEMPOTENCY_IN_PROGRESS', 409, 'A request with this Idempotency-Key is still being processed; retry shortly.', { idempotencyKey: key });
+      throw new AppError(
+        'IDEMPOTENCY_IN_PROGRESS',
+        409,
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+        { idempotencyKey: key },
+      );
     }
     const body = existing.response_sealed === null ? null : JSON.parse(this.box().open(existing.response_sealed));
     return { kind: 'replay', status: existing.response_status!, body };

@@ -8,8 +8,18 @@ import type { CreateInventoryInput } from './inventory.schemas.js';
 export type InventoryFilters = { brand?: string; category?: string; sku?: string; projectId?: string };
 
 const UPSERT_COLUMNS = [
-  'project_id', 'brand', 'name', 'description', 'category', 'subcategory', 'size_value',
-  'size_unit', 'expected_price', 'currency', 'image_url', 'upc',
+  'project_id',
+  'brand',
+  'name',
+  'description',
+  'category',
+  'subcategory',
+  'size_value',
+  'size_unit',
+  'expected_price',
+  'currency',
+  'image_url',
+  'upc',
 ] as const;
 
 export class InventoryRepository extends TenantRepository<InventoryItem> {

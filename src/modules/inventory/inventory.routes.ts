@@ -41,7 +41,9 @@ export function inventoryRoutes(inventory: InventoryService) {
       body: bulkInventoryBody,
       status: 200,
       response: dataEnvelope(bulkInventoryResultSchema),
-      handler: async ({ auth, body }) => ({ body: { data: await inventory.bulkUpsert(auth.organisationId, body.items) } }),
+      handler: async ({ auth, body }) => ({
+        body: { data: await inventory.bulkUpsert(auth.organisationId, body.items) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -68,7 +70,9 @@ export function inventoryRoutes(inventory: InventoryService) {
       status: 200,
       response: dataEnvelope(inventoryItemSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: serializeInventoryItem(await inventory.get(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: serializeInventoryItem(await inventory.get(auth.organisationId, params.id)) },
+      }),
     }),
     defineRoute({
       method: 'patch',

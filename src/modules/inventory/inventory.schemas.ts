@@ -10,7 +10,12 @@ export const money = z
   .refine((v) => Math.round(v * 100) / 100 === v, 'At most two decimal places.');
 
 const itemFields = {
-  sku: z.string().trim().min(1).max(100).meta({ description: 'Stock keeping unit code, unique in the organisation.', example: 'COKE-330-CAN' }),
+  sku: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .meta({ description: 'Stock keeping unit code, unique in the organisation.', example: 'COKE-330-CAN' }),
   brand: z.string().trim().min(1).max(200).meta({ example: 'Coca-Cola' }),
   name: z.string().trim().min(1).max(255).meta({ example: 'Coca-Cola Classic 330ml can' }),
   description: z.string().max(2000).nullable().optional(),
@@ -33,7 +38,12 @@ const itemFields = {
 
 export const createInventoryBody = z.strictObject(itemFields).meta({ id: 'CreateInventoryItemRequest' });
 export const updateInventoryBody = z
-  .strictObject({ ...itemFields, sku: itemFields.sku.optional(), brand: itemFields.brand.optional(), name: itemFields.name.optional() })
+  .strictObject({
+    ...itemFields,
+    sku: itemFields.sku.optional(),
+    brand: itemFields.brand.optional(),
+    name: itemFields.name.optional(),
+  })
   .meta({ id: 'UpdateInventoryItemRequest' });
 export const BULK_MAX = 1000;
 export const bulkInventoryBody = z
@@ -42,7 +52,8 @@ export const bulkInventoryBody = z
     const seen = new Map<string, number>();
     body.items.forEach((item, i) => {
       const first = seen.get(item.sku);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['items', i, 'sku'], message: `Duplicate sku; also at items[${first}].` });
+      if (first !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['items', i, 'sku'], message: `Duplicate sku; also at items[${first}].` });
       else seen.set(item.sku, i);
     });
   })

@@ -9,7 +9,9 @@ import type { CreateInventoryInput, UpdateInventoryInput } from './inventory.sch
 
 function toEntityData<T extends { expectedPrice?: number | null }>(input: T) {
   const { expectedPrice, ...rest } = input;
-  return expectedPrice === undefined ? rest : { ...rest, expectedPrice: expectedPrice === null ? null : expectedPrice.toFixed(2) };
+  return expectedPrice === undefined
+    ? rest
+    : { ...rest, expectedPrice: expectedPrice === null ? null : expectedPrice.toFixed(2) };
 }
 
 export class InventoryService {
@@ -31,12 +33,17 @@ export class InventoryService {
 
   async bulkUpsert(organisationId: string, items: CreateInventoryInput[]) {
     const projectIds = [...new Set(items.map((i) => i.projectId).filter((p): p is string => !!p))];
-    for (const projectId of projectIds) await this.projects.assertExists(organisationId, projectId, 'items[].projectId');
+    for (const projectId of projectIds)
+      await this.projects.assertExists(organisationId, projectId, 'items[].projectId');
     const rows = await this.repo.upsertBySku(
       organisationId,
       items.map((i) => ({ ...i, id: newId('inventoryItem') })),
     );
-    const results = rows.map((r) => ({ id: r.id, sku: r.sku, result: r.inserted ? ('created' as const) : ('updated' as const) }));
+    const results = rows.map((r) => ({
+      id: r.id,
+      sku: r.sku,
+      result: r.inserted ? ('created' as const) : ('updated' as const),
+    }));
     const created = results.filter((r) => r.result === 'created').length;
     return { created, updated: results.length - created, items: results };
   }

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, deletedSchema, listEnvelope } from '../../http/route.js';
-import { invitationSchema, inviteBody, listMembersQuery, memberSchema, serializeMember, updateMemberBody } from './member.schemas.js';
+import {
+  invitationSchema,
+  inviteBody,
+  listMembersQuery,
+  memberSchema,
+  serializeMember,
+  updateMemberBody,
+} from './member.schemas.js';
 import type { MemberService } from './member.service.js';
 
 const params = z.object({ userId: z.string().min(1).max(100).meta({ example: 'usr_01jdq3x4v6m8c9a1b2c3d4e5f6' }) });
@@ -28,7 +35,8 @@ export function memberRoutes(members: MemberService) {
       path: '/members/invite',
       operationId: 'inviteMember',
       summary: 'Invite someone to the organisation',
-      description: 'No e-mail is sent unless SMTP is configured (it is not, yet); accept with `npm run cli -- invite:accept`.',
+      description:
+        'No e-mail is sent unless SMTP is configured (it is not, yet); accept with `npm run cli -- invite:accept`.',
       tag,
       role: 'admin',
       body: inviteBody,
@@ -37,7 +45,10 @@ export function memberRoutes(members: MemberService) {
       errors: ['CONFLICT'],
       handler: async ({ auth, body }) => {
         const i = await members.invite(auth.organisationId, body);
-        return { status: 201, body: { data: { invitationId: i.id, email: i.email, role: i.role, createdAt: i.createdAt.toISOString() } } };
+        return {
+          status: 201,
+          body: { data: { invitationId: i.id, email: i.email, role: i.role, createdAt: i.createdAt.toISOString() } },
+        };
       },
     }),
     defineRoute({
@@ -52,7 +63,9 @@ export function memberRoutes(members: MemberService) {
       status: 200,
       response: dataEnvelope(memberSchema),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      handler: async ({ auth, params, body }) => ({ body: { data: serializeMember(await members.update(auth.organisationId, params.userId, body)) } }),
+      handler: async ({ auth, params, body }) => ({
+        body: { data: serializeMember(await members.update(auth.organisationId, params.userId, body)) },
+      }),
     }),
     defineRoute({
       method: 'delete',

@@ -4,7 +4,13 @@ import { MEMBER_ROLES, type User } from './member.entity.js';
 
 export const listMembersQuery = z.strictObject({
   role: z.enum(MEMBER_ROLES).optional(),
-  search: z.string().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive match on name or e-mail.' }),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Case-insensitive match on name or e-mail.' }),
   cursor: cursorParam,
   limit: limitParam(),
 });
@@ -20,7 +26,11 @@ export const inviteBody = z
 export type InviteInput = z.infer<typeof inviteBody>;
 
 export const updateMemberBody = z
-  .strictObject({ role: z.enum(MEMBER_ROLES).optional(), name: z.string().trim().min(1).max(200).optional(), reportsTo: z.string().max(100).nullable().optional() })
+  .strictObject({
+    role: z.enum(MEMBER_ROLES).optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    reportsTo: z.string().max(100).nullable().optional(),
+  })
   .meta({ id: 'UpdateMemberRequest' });
 export type UpdateMemberInput = z.infer<typeof updateMemberBody>;
 
@@ -35,9 +45,21 @@ export const memberSchema = z
   })
   .meta({ id: 'Member' });
 export const invitationSchema = z
-  .object({ invitationId: z.string().meta({ example: 'mbi_01jdq3x4v6m8c9a1b2c3d4e5f6' }), email: z.string(), role: z.enum(['member', 'tasker']), createdAt: z.iso.datetime() })
+  .object({
+    invitationId: z.string().meta({ example: 'mbi_01jdq3x4v6m8c9a1b2c3d4e5f6' }),
+    email: z.string(),
+    role: z.enum(['member', 'tasker']),
+    createdAt: z.iso.datetime(),
+  })
   .meta({ id: 'Invitation' });
 
 export function serializeMember(u: User): z.infer<typeof memberSchema> {
-  return { userId: u.id, role: u.role, createdAt: u.createdAt.toISOString(), name: u.name, email: u.email, reportsTo: u.reportsTo ?? null };
+  return {
+    userId: u.id,
+    role: u.role,
+    createdAt: u.createdAt.toISOString(),
+    name: u.name,
+    email: u.email,
+    reportsTo: u.reportsTo ?? null,
+  };
 }

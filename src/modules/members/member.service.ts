@@ -8,7 +8,8 @@ import type { Page } from '../../lib/pagination.js';
 import { Invitation, User, type MemberRole } from './member.entity.js';
 import type { InviteInput, UpdateMemberInput } from './member.schemas.js';
 
-const reportsToError = (message: string) => new ValidationError(`Invalid body: reportsTo: ${message}`, [{ field: 'reportsTo', message }]);
+const reportsToError = (message: string) =>
+  new ValidationError(`Invalid body: reportsTo: ${message}`, [{ field: 'reportsTo', message }]);
 
 export class MemberService {
   readonly repo: TenantRepository<User>;
@@ -34,16 +35,27 @@ export class MemberService {
   }
 
   private async assertMember(organisationId: string, userId: string | null | undefined) {
-    if (userId && !(await this.repo.findInOrg(organisationId, userId))) throw reportsToError(`No member with id '${userId}'.`);
+    if (userId && !(await this.repo.findInOrg(organisationId, userId)))
+      throw reportsToError(`No member with id '${userId}'.`);
   }
 
   /** No e-mail is sent (no SMTP here); the invitation is accepted through the admin CLI. */
   async invite(organisationId: string, input: InviteInput): Promise<Invitation> {
     const email = input.email.toLowerCase();
     await this.assertMember(organisationId, input.reportsTo);
-    if (await this.repo.findOne({ organisationId, email })) throw new ConflictError(`${email} is already a member.`, { field: 'email' });
-    if (await this.em.findOne(Invitation, { organisationId, email, status: 'pending' })) throw new ConflictError(`${email} already has a pending invitation.`, { field: 'email' });
-    const invitation = this.em.create(Invitation, { id: newId('invitation'), organisationId, email, phone: input.phone ?? null, role: input.role, reportsTo: input.reportsTo ?? null, status: 'pending' });
+    if (await this.repo.findOne({ organisationId, email }))
+      throw new ConflictError(`${email} is already a member.`, { field: 'email' });
+    if (await this.em.findOne(Invitation, { organisationId, email, status: 'pending' }))
+      throw new ConflictError(`${email} already has a pending invitation.`, { field: 'email' });
+    const invitation = this.em.create(Invitation, {
+      id: newId('invitation'),
+      organisationId,
+      email,
+      phone: input.phone ?? null,
+      role: input.role,
+      reportsTo: input.reportsTo ?? null,
+      status: 'pending',
+    });
     await this.em.flush();
     return invitation;
   }
@@ -56,7 +68,15 @@ export class MemberService {
     return this.em.transactional(async (em) => {
       const invitation = await em.findOne(Invitation, { id: invitationId, organisationId, status: 'pending' });
       if (!invitation) throw new NotFoundError('pending invitation', invitationId);
-      const user = em.create(User, { id: newId('user'), organisationId, name, email: invitation.email, phone: invitation.phone, role: invitation.role, reportsTo: invitation.reportsTo });
+      const user = em.create(User, {
+        id: newId('user'),
+        organisationId,
+        name,
+        email: invitation.email,
+        phone: invitation.phone,
+        role: invitation.role,
+        reportsTo: invitation.reportsTo,
+      });
       invitation.status = 'accepted';
       invitation.userId = user.id;
       await em.flush();
@@ -65,7 +85,15 @@ export class MemberService {
   }
 
   async add(organisationId: string, input: { name: string; email: string; role: MemberRole }): Promise<User> {
-    const user = this.em.create(User, { id: newId('user'), organisationId, name: input.name, email: input.email.toLowerCase(), role: input.role, phone: null, reportsTo: null });
+    const user = this.em.create(User, {
+      id: newId('user'),
+      organisationId,
+      name: input.name,
+      email: input.email.toLowerCase(),
+      role: input.role,
+      phone: null,
+      reportsTo: null,
+    });
     await this.em.flush();
     return user;
   }
@@ -83,7 +111,8 @@ export class MemberService {
     }
     return this.underOwnerLock(organisationId, async (em) => {
       const current = await em.findOneOrFail(User, { id: user.id, organisationId });
-      if (input.role && input.role !== 'owner' && current.role === 'owner') await this.assertAnotherOwner(em, organisationId, userId);
+      if (input.role && input.role !== 'owner' && current.role === 'owner')
+        await this.assertAnotherOwner(em, organisationId, userId);
       if (input.role) current.role = input.role;
       if (input.name) current.name = input.name;
       if (input.reportsTo !== undefined) current.reportsTo = input.reportsTo;

@@ -27,7 +27,11 @@ export type LineAmounts = { net: bigint; tax: bigint; total: bigint };
  * decisions.md: taxAmount = quantity × unitPrice × taxPercent / 100, rounded half up to cents;
  * totalPrice = quantity × unitPrice + taxAmount. Quantity has 3 decimals, taxPercent 2.
  */
-export function lineAmounts(quantity: number | string, unitPrice: number | string, taxPercent: number | string): LineAmounts {
+export function lineAmounts(
+  quantity: number | string,
+  unitPrice: number | string,
+  taxPercent: number | string,
+): LineAmounts {
   const q = toScaled(quantity, 3); // thousandths
   const p = toScaled(unitPrice, 2); // cents
   const t = toScaled(taxPercent, 2); // hundredths of a percent

@@ -1,6 +1,14 @@
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
 import type { OrderService } from './order.service.js';
-import { createOrderBody, listOrdersQuery, orderDetailSchema, orderSchema, serializeOrder, serializeOrderDetail, updateOrderBody } from './order.schemas.js';
+import {
+  createOrderBody,
+  listOrdersQuery,
+  orderDetailSchema,
+  orderSchema,
+  serializeOrder,
+  serializeOrderDetail,
+  updateOrderBody,
+} from './order.schemas.js';
 
 const params = idParams('ord_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'Orders';
@@ -12,7 +20,8 @@ export function orderRoutes(orders: OrderService) {
       path: '/orders',
       operationId: 'createOrder',
       summary: 'Create a purchase order (draft, pending or confirmed)',
-      description: 'Totals are computed by the server in exact decimals: taxAmount = quantity × unitPrice × taxPercent / 100, half up to cents.',
+      description:
+        'Totals are computed by the server in exact decimals: taxAmount = quantity × unitPrice × taxPercent / 100, half up to cents.',
       tag,
       body: createOrderBody,
       status: 201,
@@ -56,7 +65,8 @@ export function orderRoutes(orders: OrderService) {
       method: 'patch',
       path: '/orders/{id}',
       operationId: 'updateOrder',
-      summary: 'Update an order: fields, status (draft → pending → confirmed → shipped → delivered; draft, pending, confirmed → cancelled), lines while draft or pending',
+      summary:
+        'Update an order: fields, status (draft → pending → confirmed → shipped → delivered; draft, pending, confirmed → cancelled), lines while draft or pending',
       tag,
       params,
       body: updateOrderBody,

@@ -4,12 +4,25 @@ import { currencyCode, isoDate } from '../../lib/validation.js';
 import { money } from '../inventory/inventory.schemas.js';
 import { ORDER_SOURCE_TYPES, ORDER_STATUSES, type Order, type OrderLine } from './order.entity.js';
 
-const percent = z.number().min(0).max(100).refine((v) => Math.round(v * 100) / 100 === v, 'At most two decimal places.');
+const percent = z
+  .number()
+  .min(0)
+  .max(100)
+  .refine((v) => Math.round(v * 100) / 100 === v, 'At most two decimal places.');
 
 export const orderLineInput = z
   .strictObject({
-    quantity: z.number().positive().max(1_000_000).refine((v) => Math.round(v * 1000) / 1000 === v, 'At most three decimal places.').meta({ example: 12 }),
-    inventoryItemId: z.string().max(100).optional().meta({ description: 'Inventory item (inv_); fills sku and name when they are not given.' }),
+    quantity: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .refine((v) => Math.round(v * 1000) / 1000 === v, 'At most three decimal places.')
+      .meta({ example: 12 }),
+    inventoryItemId: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: 'Inventory item (inv_); fills sku and name when they are not given.' }),
     sku: z.string().max(100).optional(),
     name: z.string().max(255).optional(),
     unitPrice: money.meta({ example: 1.29 }),
@@ -42,7 +55,11 @@ export const updateOrderBody = z
     expectedDeliveryDate: isoDate.nullable().optional(),
     notes: z.string().max(5000).nullable().optional(),
     status: z.enum(ORDER_STATUSES).optional(),
-    items: z.array(orderLineInput).max(500).optional().meta({ description: 'Replaces the lines; only while draft or pending.' }),
+    items: z
+      .array(orderLineInput)
+      .max(500)
+      .optional()
+      .meta({ description: 'Replaces the lines; only while draft or pending.' }),
   })
   .meta({ id: 'UpdateOrderRequest' });
 export type UpdateOrderInput = z.infer<typeof updateOrderBody>;
@@ -58,7 +75,17 @@ export const listOrdersQuery = z.strictObject({
 const num = (v: string | null | undefined) => (v == null ? null : Number(v));
 
 export const orderLineSchema = z
-  .object({ id: z.string(), sku: z.string().nullable(), name: z.string().nullable(), quantity: z.number(), expectationId: z.string().nullable(), unitPrice: z.number(), taxPercent: z.number(), taxAmount: z.number(), totalPrice: z.number() })
+  .object({
+    id: z.string(),
+    sku: z.string().nullable(),
+    name: z.string().nullable(),
+    quantity: z.number(),
+    expectationId: z.string().nullable(),
+    unitPrice: z.number(),
+    taxPercent: z.number(),
+    taxAmount: z.number(),
+    totalPrice: z.number(),
+  })
   .meta({ id: 'OrderLine' });
 export const orderSchema = z
   .object({

@@ -3,7 +3,14 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
-import { ConflictError, InvalidTransitionError, NotFoundError, ValidationError, invalidReferences, unknownReference } from '../../lib/errors.js';
+import {
+  ConflictError,
+  InvalidTransitionError,
+  NotFoundError,
+  ValidationError,
+  invalidReferences,
+  unknownReference,
+} from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { InventoryItem } from '../inventory/inventory-item.entity.js';
@@ -26,11 +33,24 @@ export class OrderService {
   }
 
   /** Resolves inventory references and computes every amount; the client's totals are never trusted. */
-  private async buildLines(em: EntityManager, organisationId: string, orderId: string, items: LineInput[], taxRate: number) {
+  private async buildLines(
+    em: EntityManager,
+    organisationId: string,
+    orderId: string,
+    items: LineInput[],
+    taxRate: number,
+  ) {
     const ids = [...new Set(items.map((i) => i.inventoryItemId).filter((i): i is string => !!i))];
-    const found = new Map(ids.length ? (await em.find(InventoryItem, { organisationId, id: { $in: ids } })).map((i) => [i.id, i]) : []);
-    const issues = items.flatMap((item, i) => (item.inventoryItemId && !found.has(item.inventoryItemId) ? [{ field: `items[${i}].inventoryItemId`, message: `No inventory item with id '${item.inventoryItemId}'.` }] : []));
-    if (issues.length) throw new ValidationError(`Invalid body: ${issues.map((x) => `${x.field}: ${x.message}`).join('; ')}`, issues);
+    const found = new Map(
+      ids.length ? (await em.find(InventoryItem, { organisationId, id: { $in: ids } })).map((i) => [i.id, i]) : [],
+    );
+    const issues = items.flatMap((item, i) =>
+      item.inventoryItemId && !found.has(item.inventoryItemId)
+        ? [{ field: `items[${i}].inventoryItemId`, message: `No inventory item with id '${item.inventoryItemId}'.` }]
+        : [],
+    );
+    if (issues.length)
+      throw new ValidationError(`Invalid body: ${issues.map((x) => `${x.field}: ${x.message}`).join('; ')}`, issues);
     let subtotal = 0n;
     let tax = 0n;
     const lines = items.map((item, position) => {
@@ -56,10 +76,26 @@ export class OrderService {
     // Each field is bounded, but products and sums of bounded fields can still pass numeric(14,2):
     // refuse them here (422 on the field) rather than let the insert fail (500).
     const tooLarge = [
-      ...lines.flatMap((l, i) => (toScaled(l.totalPrice, 2) > MAX_AMOUNT_CENTS ? [{ field: `items[${i}]`, message: `The line total ${l.totalPrice} is above ${centsToString(MAX_AMOUNT_CENTS)}.`, code: 'too_big' }] : [])),
-      ...(subtotal + tax > MAX_AMOUNT_CENTS ? [{ field: 'items', message: `The order total is above ${centsToString(MAX_AMOUNT_CENTS)}.`, code: 'too_big' }] : []),
+      ...lines.flatMap((l, i) =>
+        toScaled(l.totalPrice, 2) > MAX_AMOUNT_CENTS
+          ? [
+              {
+                field: `items[${i}]`,
+                message: `The line total ${l.totalPrice} is above ${centsToString(MAX_AMOUNT_CENTS)}.`,
+                code: 'too_big',
+              },
+            ]
+          : [],
+      ),
+      ...(subtotal + tax > MAX_AMOUNT_CENTS
+        ? [{ field: 'items', message: `The order total is above ${centsToString(MAX_AMOUNT_CENTS)}.`, code: 'too_big' }]
+        : []),
     ];
-    if (tooLarge.length) throw new ValidationError(`Invalid body: ${tooLarge.map((x) => `${x.field}: ${x.message}`).join('; ')}`, tooLarge);
+    if (tooLarge.length)
+      throw new ValidationError(
+        `Invalid body: ${tooLarge.map((x) => `${x.field}: ${x.message}`).join('; ')}`,
+        tooLarge,
+      );
     return { lines, subtotal: centsToString(subtotal), tax: centsToString(tax), total: centsToString(subtotal + tax) };
   }
 
@@ -134,10 +170,15 @@ export class OrderService {
       if (!order) throw new NotFoundError('order', id);
       if (input.status !== undefined && input.status !== order.status) {
         const allowed = ORDER_TRANSITIONS[order.status as OrderStatus];
-        if (!allowed.includes(input.status)) throw new InvalidTransitionError('order', order.status, input.status, allowed);
+        if (!allowed.includes(input.status))
+          throw new InvalidTransitionError('order', order.status, input.status, allowed);
       }
       if (input.items !== undefined) {
-        if (order.status !== 'draft' && order.status !== 'pending') throw new ConflictError(`Line items can change only while the order is draft or pending; it is ${order.status}.`, { status: order.status });
+        if (order.status !== 'draft' && order.status !== 'pending')
+          throw new ConflictError(
+            `Line items can change only while the order is draft or pending; it is ${order.status}.`,
+            { status: order.status },
+          );
         const built = await this.buildLines(em, organisationId, id, input.items, Number(order.taxRate));
         await em.nativeDelete(OrderLine, { orderId: id });
         built.lines.forEach((l) => em.create(OrderLine, l));

@@ -21,7 +21,10 @@ export const Organisation = defineEntity({
     /** Enterprise overrides: { rateLimits?: { analyses, reads, writes }, maxBatchSize? }. */
     customLimits: p.json<{ rateLimits?: Record<string, number>; maxBatchSize?: number }>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Organisation = InferEntity<typeof Organisation>;

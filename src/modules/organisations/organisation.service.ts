@@ -4,7 +4,12 @@ import type { CreditService } from '../credits/credit.service.js';
 import { Organisation, type PlanTier } from './organisation.entity.js';
 import { PLANS } from './plans.js';
 
-export type CreateOrganisationInput = { name: string; plan?: PlanTier; credits?: number; customLimits?: Organisation['customLimits'] };
+export type CreateOrganisationInput = {
+  name: string;
+  plan?: PlanTier;
+  credits?: number;
+  customLimits?: Organisation['customLimits'];
+};
 
 export class OrganisationService {
   constructor(

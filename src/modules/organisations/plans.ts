@@ -22,7 +22,10 @@ export const PLANS: Record<PlanTier, PlanLimits> = {
   enterprise: { rateLimits: { analyses: 150, reads: 1200, writes: 300 }, maxBatchSize: 200, monthlyCredits: 0 },
 };
 
-export function limitsFor(plan: PlanTier, custom?: { rateLimits?: Partial<Record<string, number>>; maxBatchSize?: number } | null): PlanLimits {
+export function limitsFor(
+  plan: PlanTier,
+  custom?: { rateLimits?: Partial<Record<string, number>>; maxBatchSize?: number } | null,
+): PlanLimits {
   const base = PLANS[plan];
   if (plan !== 'enterprise' || !custom) return base;
   return {

@@ -15,7 +15,10 @@ export function placeRoutes(places: PlaceService) {
       body: createPlaceBody,
       status: 201,
       response: dataEnvelope(placeSchema),
-      handler: async ({ auth, body }) => ({ status: 201, body: { data: serializePlace(await places.create(auth.organisationId, body)) } }),
+      handler: async ({ auth, body }) => ({
+        status: 201,
+        body: { data: serializePlace(await places.create(auth.organisationId, body)) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -42,7 +45,9 @@ export function placeRoutes(places: PlaceService) {
       status: 200,
       response: dataEnvelope(placeSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: serializePlace(await places.get(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: serializePlace(await places.get(auth.organisationId, params.id)) },
+      }),
     }),
     defineRoute({
       method: 'patch',

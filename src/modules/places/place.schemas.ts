@@ -8,12 +8,22 @@ const location = z
   .meta({ id: 'GeoPoint', description: 'WGS 84 coordinates.', example: { lat: 51.5072, lng: -0.1276 } });
 
 const placeFields = {
-  title: z.string().trim().min(1).max(200).meta({ description: 'Human-readable store name.', example: 'Tesco Metro Holborn' }),
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .meta({ description: 'Human-readable store name.', example: 'Tesco Metro Holborn' }),
   address: z.string().trim().max(500).nullable().optional().meta({ example: '10 High Holborn, London WC1V 6PX' }),
   location: location.nullable().optional(),
   countryCode: countryCode.nullable().optional().meta({ description: 'ISO 3166-1 alpha-2.', example: 'GB' }),
   state: z.string().max(100).nullable().optional(),
-  channel: z.string().max(100).nullable().optional().meta({ description: 'Retail channel classification.', example: 'convenience' }),
+  channel: z
+    .string()
+    .max(100)
+    .nullable()
+    .optional()
+    .meta({ description: 'Retail channel classification.', example: 'convenience' }),
   categoryName: z.string().max(100).nullable().optional(),
   street: z.string().max(200).nullable().optional(),
   postalCode: z.string().max(20).nullable().optional(),
@@ -32,7 +42,13 @@ export type UpdatePlaceInput = z.infer<typeof updatePlaceBody>;
 export const listPlacesQuery = z.strictObject({
   countryCode: countryCode.optional(),
   channel: z.string().max(100).optional(),
-  search: z.string().trim().min(1).max(200).optional().meta({ description: 'Case-insensitive match on title and address.' }),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Case-insensitive match on title and address.' }),
   projectId: z.string().max(100).optional(),
   cursor: cursorParam,
   limit: limitParam(),

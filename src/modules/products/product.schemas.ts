@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
-import { CONFIDENCE_LEVELS, FIXTURE_TYPES, MATCH_STATUSES, SHELF_POSITIONS, SHELF_SECTIONS, type Product } from './product.entity.js';
+import {
+  CONFIDENCE_LEVELS,
+  FIXTURE_TYPES,
+  MATCH_STATUSES,
+  SHELF_POSITIONS,
+  SHELF_SECTIONS,
+  type Product,
+} from './product.entity.js';
 
 export const productSchema = z
   .object({

@@ -14,7 +14,10 @@ export function projectRoutes(projects: ProjectService) {
       body: createProjectBody,
       status: 201,
       response: dataEnvelope(projectSchema),
-      handler: async ({ auth, body }) => ({ status: 201, body: { data: serializeProject(await projects.create(auth.organisationId, body)) } }),
+      handler: async ({ auth, body }) => ({
+        status: 201,
+        body: { data: serializeProject(await projects.create(auth.organisationId, body)) },
+      }),
     }),
     defineRoute({
       method: 'get',

@@ -14,7 +14,12 @@ export class ProjectService {
   }
 
   async create(organisationId: string, input: CreateProjectInput): Promise<Project> {
-    const project = this.em.create(Project, { id: newId('project'), organisationId, name: input.name, description: input.description ?? null });
+    const project = this.em.create(Project, {
+      id: newId('project'),
+      organisationId,
+      name: input.name,
+      description: input.description ?? null,
+    });
     await this.em.flush();
     return project;
   }

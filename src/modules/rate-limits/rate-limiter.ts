@@ -17,7 +17,13 @@ export type RateLimitResult = {
 type Row = { allowed: boolean; used: number; reset_at: string | number; retry_after: number };
 
 function toResult(limit: number, row: Row): RateLimitResult {
-  return { allowed: row.allowed, limit, remaining: Math.max(0, limit - row.used), resetAt: Number(row.reset_at), retryAfter: row.retry_after };
+  return {
+    allowed: row.allowed,
+    limit,
+    remaining: Math.max(0, limit - row.used),
+    resetAt: Number(row.reset_at),
+    retryAfter: row.retry_after,
+  };
 }
 
 /**
@@ -46,7 +52,9 @@ export class RateLimiter {
 
   /** Read-only view for the usage endpoint. */
   async peek(bucket: string, limit: number): Promise<{ limit: number; remaining: number; resetAt: number }> {
-    const row = this.redis ? await this.redis().take(bucket, limit, 1, false) : (await sql<Row>(this.em, `select * from rate_limit_take(?, ?, 1, false)`, [bucket, limit]))[0]!;
+    const row = this.redis
+      ? await this.redis().take(bucket, limit, 1, false)
+      : (await sql<Row>(this.em, `select * from rate_limit_take(?, ?, 1, false)`, [bucket, limit]))[0]!;
     const { remaining, resetAt } = toResult(limit, row);
     return { limit, remaining, resetAt };
   }

@@ -61,17 +61,19 @@ export class RedisWindows {
 
   constructor(url: string) {
     // Fail a request fast (503 via the error handler) rather than queue it while Redis is away.
-    this.client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, keyPrefix: 'shelf:rl:' });
+    this.client = new Redis(url, {
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: true,
+      keyPrefix: 'shelf:rl:',
+    });
     this.client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE });
   }
 
   async take(bucket: string, limit: number, weight: number, take: boolean): Promise<WindowRow> {
-    const [allowed, used, resetAt, retryAfter] = (await (this.client as unknown as { rateLimitTake: (...a: unknown[]) => Promise<number[]> }).rateLimitTake(
-      bucket,
-      limit,
-      weight,
-      take ? '1' : '0',
-    )) as [number, number, number, number];
+    const [allowed, used, resetAt, retryAfter] = (await (
+      this.client as unknown as { rateLimitTake: (...a: unknown[]) => Promise<number[]> }
+    ).rateLimitTake(bucket, limit, weight, take ? '1' : '0')) as [number, number, number, number];
     return { allowed: allowed === 1, used, reset_at: resetAt, retry_after: retryAfter };
   }
 

@@ -42,7 +42,12 @@ export type IndexedEntry = { entry: CatalogueEntry; gtin: string | null; brand: 
 
 /** The one way the catalogue is indexed, for this matcher and the local engine's label reader. */
 export function indexCatalogue(catalogue: CatalogueEntry[]): IndexedEntry[] {
-  return catalogue.map((entry) => ({ entry, gtin: normalizeGtin(entry.upc), brand: tokens(entry.brand), tokens: tokens(`${entry.brand} ${entry.name}`) }));
+  return catalogue.map((entry) => ({
+    entry,
+    gtin: normalizeGtin(entry.upc),
+    brand: tokens(entry.brand),
+    tokens: tokens(`${entry.brand} ${entry.name}`),
+  }));
 }
 
 /**
@@ -64,7 +69,8 @@ export class CatalogueMatcher {
 
   match(product: Pick<RecognizedProduct, 'upc' | 'sku' | 'brand' | 'description'>): Match {
     const gtin = normalizeGtin(product.upc);
-    const byCode = (gtin && this.byGtin.get(gtin)) || (product.sku ? this.bySku.get(product.sku.toLowerCase()) : undefined);
+    const byCode =
+      (gtin && this.byGtin.get(gtin)) || (product.sku ? this.bySku.get(product.sku.toLowerCase()) : undefined);
     if (byCode) return { status: 'matched', entry: byCode, score: 1 };
 
     const brand = tokens(product.brand);
@@ -74,7 +80,8 @@ export class CatalogueMatcher {
       const brandAgrees = brand.size === 0 || [...brand].some((t) => candidate.brand.has(t));
       if (!brandAgrees) continue;
       const score = jaccard(all, candidate.tokens);
-      if (score > best.score) best = { status: score >= PROBABLE_THRESHOLD ? 'probable' : 'unmatched', entry: candidate.entry, score };
+      if (score > best.score)
+        best = { status: score >= PROBABLE_THRESHOLD ? 'probable' : 'unmatched', entry: candidate.entry, score };
     }
     return best.status === 'probable' ? best : { status: 'unmatched', entry: null, score: best.score };
   }

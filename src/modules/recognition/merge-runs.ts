@@ -2,7 +2,10 @@ import type { RecognizedProduct } from './recognizer.js';
 import { normalizeGtin, tokens } from './catalogue-matcher.js';
 
 function identity(p: RecognizedProduct): string {
-  const what = normalizeGtin(p.upc) ?? p.sku?.toLowerCase() ?? [...tokens(`${p.brand ?? ''} ${p.description ?? ''}`)].sort().join(' ');
+  const what =
+    normalizeGtin(p.upc) ??
+    p.sku?.toLowerCase() ??
+    [...tokens(`${p.brand ?? ''} ${p.description ?? ''}`)].sort().join(' ');
   return `${what}|${p.shelfPosition ?? ''}|${p.shelfSection ?? ''}`;
 }
 

@@ -22,7 +22,8 @@ export const PRODUCT_LIMITS = {
 export const boundText = (v: string | null): string | null => (v == null ? null : fitText(v, PRODUCT_LIMITS.text));
 
 /** Identifiers (SKU, UPC): a cut identifier identifies nothing (or the wrong thing), so it is dropped. */
-export const boundIdentifier = (v: string | null): string | null => (v == null || [...v].length > PRODUCT_LIMITS.text ? null : v);
+export const boundIdentifier = (v: string | null): string | null =>
+  v == null || [...v].length > PRODUCT_LIMITS.text ? null : v;
 
 /** ISO 4217 or nothing: "US dollars" is not a code, and a guess at one would be invented. */
 export const boundCurrency = (v: string | null): string | null => {
@@ -31,10 +32,12 @@ export const boundCurrency = (v: string | null): string | null => {
 };
 
 /** A price the column cannot hold is not a price read off a shelf label: unknown. */
-export const boundPrice = (v: number | null): number | null => (v == null || !Number.isFinite(v) || v < 0 || v > PRODUCT_LIMITS.maxPrice ? null : v);
+export const boundPrice = (v: number | null): number | null =>
+  v == null || !Number.isFinite(v) || v < 0 || v > PRODUCT_LIMITS.maxPrice ? null : v;
 
 /** A whole number of facings, at least 1, at most PRODUCT_LIMITS.maxUnits. */
-export const boundUnits = (v: number): number => (Number.isNaN(v) ? 1 : Math.min(PRODUCT_LIMITS.maxUnits, Math.max(1, Math.round(v))));
+export const boundUnits = (v: number): number =>
+  Number.isNaN(v) ? 1 : Math.min(PRODUCT_LIMITS.maxUnits, Math.max(1, Math.round(v)));
 
 export const boundScore = (v: number): number => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
 

@@ -1,5 +1,10 @@
 import { dataEnvelope, defineRoute } from '../../http/route.js';
-import { shareOfShelfQuery, shareOfShelfSchema, storePerformanceQuery, storePerformanceSchema } from './report.schemas.js';
+import {
+  shareOfShelfQuery,
+  shareOfShelfSchema,
+  storePerformanceQuery,
+  storePerformanceSchema,
+} from './report.schemas.js';
 import type { ReportService } from './report.service.js';
 
 export function reportRoutes(reports: ReportService) {
@@ -25,7 +30,9 @@ export function reportRoutes(reports: ReportService) {
       query: storePerformanceQuery,
       status: 200,
       response: dataEnvelope(storePerformanceSchema),
-      handler: async ({ auth, query }) => ({ body: { data: await reports.storePerformance(auth.organisationId, query) } }),
+      handler: async ({ auth, query }) => ({
+        body: { data: await reports.storePerformance(auth.organisationId, query) },
+      }),
     }),
   ];
 }

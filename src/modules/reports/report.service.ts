@@ -40,9 +40,17 @@ export class ReportService {
       where.push(`${column} in (${values.map(() => '?').join(', ')})`);
       params.push(...values);
     };
-    if (q.brands?.length) oneOf(`lower(coalesce(p.brand, 'Unknown'))`, q.brands.map((b) => b.toLowerCase()));
+    if (q.brands?.length)
+      oneOf(
+        `lower(coalesce(p.brand, 'Unknown'))`,
+        q.brands.map((b) => b.toLowerCase()),
+      );
     if (q.categories?.length) oneOf('p.category', q.categories);
-    if (q.countries?.length) oneOf('pl.country_code', q.countries.map((c) => c.toUpperCase()));
+    if (q.countries?.length)
+      oneOf(
+        'pl.country_code',
+        q.countries.map((c) => c.toUpperCase()),
+      );
     if (q.channels?.length) oneOf('pl.channel', q.channels);
     if (q.projectId) {
       where.push('pl.project_id = ?');
@@ -58,7 +66,12 @@ export class ReportService {
     );
     const shares = roundShares(rows.map((r) => r.units));
     return {
-      brands: rows.map((r, i) => ({ brand: r.brand, units: r.units, sharePercent: shares[i]!, productCount: r.product_count })),
+      brands: rows.map((r, i) => ({
+        brand: r.brand,
+        units: r.units,
+        sharePercent: shares[i]!,
+        productCount: r.product_count,
+      })),
       totalUnits: rows.reduce((a, r) => a + r.units, 0),
       periodDays,
       periodStart: periodStart.toISOString(),
@@ -79,7 +92,13 @@ export class ReportService {
       where.push('t.project_id = ?');
       params.push(q.projectId);
     }
-    const rows = await sql<{ place_id: string; place_name: string; task_count: number; completed: number; avg_score: string | null }>(
+    const rows = await sql<{
+      place_id: string;
+      place_name: string;
+      task_count: number;
+      completed: number;
+      avg_score: string | null;
+    }>(
       this.em,
       `select t.place_id, pl.title as place_name, count(*)::int as task_count,
               count(*) filter (where t.status = 'completed')::int as completed,

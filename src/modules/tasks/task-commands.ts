@@ -3,7 +3,12 @@ import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { AppError, InvalidTransitionError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { TASK_WORKFLOW, changeTaskUpdate, taskDeletedSignal, type TaskWorkflow } from '../../temporal/contracts/task.js';
+import {
+  TASK_WORKFLOW,
+  changeTaskUpdate,
+  taskDeletedSignal,
+  type TaskWorkflow,
+} from '../../temporal/contracts/task.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventDispatcher } from '../webhooks/event-dispatcher.js';
@@ -30,7 +35,15 @@ export class TaskCommands {
       this.client.workflow.start<TaskWorkflow>(TASK_WORKFLOW, {
         workflowId: task.id,
         taskQueue: this.queues.tasks,
-        args: [{ taskId: task.id, status: task.status, dueDate: task.dueDate ?? null, overdueAfterMs: this.overdueAfterMs, overdueRaisedFor: null }],
+        args: [
+          {
+            taskId: task.id,
+            status: task.status,
+            dueDate: task.dueDate ?? null,
+            overdueAfterMs: this.overdueAfterMs,
+            overdueRaisedFor: null,
+          },
+        ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         memo: { title: task.title },
         typedSearchAttributes: [
@@ -74,7 +87,10 @@ export class TaskCommands {
 
   /** The relay's share: tasks committed whose workflow start was never confirmed. */
   async sweep(graceMs: number): Promise<number> {
-    const stranded = await this.tasks.repo.find({ workflowStartedAt: null, createdAt: { $lt: new Date(Date.now() - graceMs) } }, { limit: 100, orderBy: { id: 'asc' } });
+    const stranded = await this.tasks.repo.find(
+      { workflowStartedAt: null, createdAt: { $lt: new Date(Date.now() - graceMs) } },
+      { limit: 100, orderBy: { id: 'asc' } },
+    );
     for (const task of stranded) await this.start(task);
     return stranded.length;
   }
@@ -94,9 +110,16 @@ function toAppError(err: unknown, id: string): unknown {
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = (cause.details?.[0] ?? {}) as { from?: string; to?: string; allowed?: string[] };
-    if (cause.type === 'INVALID_TRANSITION') return new InvalidTransitionError('task', details.from ?? '?', details.to ?? '?', details.allowed ?? []);
+    if (cause.type === 'INVALID_TRANSITION')
+      return new InvalidTransitionError('task', details.from ?? '?', details.to ?? '?', details.allowed ?? []);
     if (cause.type === 'NOT_FOUND') return new NotFoundError('task', id);
-    if (cause.type) return new AppError(cause.type, cause.type === 'CONFLICT' ? 409 : 422, cause.message, cause.details?.[0] as Record<string, unknown>);
+    if (cause.type)
+      return new AppError(
+        cause.type,
+        cause.type === 'CONFLICT' ? 409 : 422,
+        cause.message,
+        cause.details?.[0] as Record<string, unknown>,
+      );
   }
   return err;
 }

@@ -1,7 +1,14 @@
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
 import type { TaskCommands } from './task-commands.js';
 import type { TaskService } from './task.service.js';
-import { createTaskBody, listTasksQuery, summarizeTask, taskDetailSchema, taskSchema, updateTaskBody } from './task.schemas.js';
+import {
+  createTaskBody,
+  listTasksQuery,
+  summarizeTask,
+  taskDetailSchema,
+  taskSchema,
+  updateTaskBody,
+} from './task.schemas.js';
 
 const params = idParams('tsk_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'Tasks';
@@ -18,7 +25,10 @@ export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
       body: createTaskBody,
       status: 201,
       response: dataEnvelope(taskDetailSchema),
-      handler: async ({ auth, body }) => ({ status: 201, body: { data: await commands.create(auth.organisationId, body) } }),
+      handler: async ({ auth, body }) => ({
+        status: 201,
+        body: { data: await commands.create(auth.organisationId, body) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -46,21 +56,27 @@ export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
       status: 200,
       response: dataEnvelope(taskDetailSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: await tasks.detail(await tasks.get(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: await tasks.detail(await tasks.get(auth.organisationId, params.id)) },
+      }),
     }),
     defineRoute({
       method: 'patch',
       path: '/tasks/{id}',
       operationId: 'updateTask',
-      summary: 'Change a task: status (pending → in_progress | completed | cancelled; in_progress → completed | cancelled) and fields',
-      description: 'Emits `task.updated` with `updatedFields`, and `task.completed` on completion. A refused transition is 409 INVALID_TRANSITION with `details.allowed`.',
+      summary:
+        'Change a task: status (pending → in_progress | completed | cancelled; in_progress → completed | cancelled) and fields',
+      description:
+        'Emits `task.updated` with `updatedFields`, and `task.completed` on completion. A refused transition is 409 INVALID_TRANSITION with `details.allowed`.',
       tag,
       params,
       body: updateTaskBody,
       status: 200,
       response: dataEnvelope(taskDetailSchema),
       errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
-      handler: async ({ auth, params, body }) => ({ body: { data: await commands.update(auth.organisationId, params.id, body, auth.apiKeyId) } }),
+      handler: async ({ auth, params, body }) => ({
+        body: { data: await commands.update(auth.organisationId, params.id, body, auth.apiKeyId) },
+      }),
     }),
     defineRoute({
       method: 'delete',

@@ -8,13 +8,22 @@ const fields = {
   title: z.string().trim().min(1).max(200).meta({ example: 'Check chilled drinks, Holborn' }),
   placeId: z.string().max(100).nullable().optional().meta({ description: 'Place (pl_) to visit.' }),
   assignedTo: z.string().max(100).nullable().optional().meta({ description: 'User id (usr_) of the field worker.' }),
-  dueDate: isoDate.nullable().optional().meta({ description: 'YYYY-MM-DD; overdue once the day has ended (UTC).', example: '2026-12-01' }),
+  dueDate: isoDate
+    .nullable()
+    .optional()
+    .meta({ description: 'YYYY-MM-DD; overdue once the day has ended (UTC).', example: '2026-12-01' }),
   notes: z.string().max(5000).nullable().optional(),
   description: z.string().max(5000).nullable().optional(),
-  expectationIds: z.array(z.string().max(100)).max(500).optional().meta({ description: 'Inventory item ids (inv_) expected on the shelf.' }),
+  expectationIds: z
+    .array(z.string().max(100))
+    .max(500)
+    .optional()
+    .meta({ description: 'Inventory item ids (inv_) expected on the shelf.' }),
 };
 
-export const createTaskBody = z.strictObject({ ...fields, projectId: z.string().max(100).nullable().optional() }).meta({ id: 'CreateTaskRequest' });
+export const createTaskBody = z
+  .strictObject({ ...fields, projectId: z.string().max(100).nullable().optional() })
+  .meta({ id: 'CreateTaskRequest' });
 export const updateTaskBody = z
   .strictObject({ ...fields, title: fields.title.optional(), status: z.enum(TASK_STATUSES).optional() })
   .refine((b) => Object.keys(b).length > 0, 'Give at least one field to change.')
@@ -85,6 +94,30 @@ export function serializeTask(t: Task, placeName: string | null): TaskDetail {
 
 /** The list shows the summary fields only (spec: notes, description… are detail only). */
 export function summarizeTask(d: TaskDetail): z.infer<typeof taskSchema> {
-  const { id, title, status, createdAt, updatedAt, placeId, placeName, assignedTo, dueDate, complianceScore, projectId } = d;
-  return { id, title, status, createdAt, updatedAt, placeId, placeName, assignedTo, dueDate, complianceScore, projectId };
+  const {
+    id,
+    title,
+    status,
+    createdAt,
+    updatedAt,
+    placeId,
+    placeName,
+    assignedTo,
+    dueDate,
+    complianceScore,
+    projectId,
+  } = d;
+  return {
+    id,
+    title,
+    status,
+    createdAt,
+    updatedAt,
+    placeId,
+    placeName,
+    assignedTo,
+    dueDate,
+    complianceScore,
+    projectId,
+  };
 }

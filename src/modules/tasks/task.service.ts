@@ -2,7 +2,13 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
-import { InvalidTransitionError, NotFoundError, invalidReferences, unknownReference, type FieldIssue } from '../../lib/errors.js';
+import {
+  InvalidTransitionError,
+  NotFoundError,
+  invalidReferences,
+  unknownReference,
+  type FieldIssue,
+} from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { TASK_TRANSITIONS, type TaskStatus } from './task-transitions.js';
@@ -47,22 +53,41 @@ export class TaskService {
   /** A page of tasks with their place names from one query, not one per task. */
   async details(tasks: Task[]): Promise<TaskDetail[]> {
     const ids = [...new Set(tasks.map((t) => t.placeId).filter((id): id is string => !!id))];
-    const names = new Map(ids.length ? (await this.em.find(Place, { id: { $in: ids } }, { fields: ['title'] })).map((p) => [p.id, p.title]) : []);
+    const names = new Map(
+      ids.length
+        ? (await this.em.find(Place, { id: { $in: ids } }, { fields: ['title'] })).map((p) => [p.id, p.title])
+        : [],
+    );
     return tasks.map((t) => serializeTask(t, (t.placeId && names.get(t.placeId)) || null));
   }
 
   /** Place and expectations must belong to the organisation: 422 on the field otherwise. */
-  private async checkReferences(organisationId: string, input: { placeId?: string | null; assignedTo?: string | null; expectationIds?: string[]; projectId?: string | null }) {
+  private async checkReferences(
+    organisationId: string,
+    input: {
+      placeId?: string | null;
+      assignedTo?: string | null;
+      expectationIds?: string[];
+      projectId?: string | null;
+    },
+  ) {
     const issues: FieldIssue[] = [];
     if (input.placeId && !(await this.em.findOne(Place, { id: input.placeId, organisationId }, { fields: ['id'] }))) {
       issues.push(unknownReference('placeId', 'place', input.placeId));
     }
     // Like every other reference in a body: an id of another organisation, or of nobody, is a 422.
-    if (input.assignedTo && !(await this.em.findOne(User, { id: input.assignedTo, organisationId }, { fields: ['id'] }))) {
+    if (
+      input.assignedTo &&
+      !(await this.em.findOne(User, { id: input.assignedTo, organisationId }, { fields: ['id'] }))
+    ) {
       issues.push(unknownReference('assignedTo', 'member', input.assignedTo));
     }
     if (input.expectationIds?.length) {
-      const found = new Set((await this.em.find(InventoryItem, { organisationId, id: { $in: input.expectationIds } }, { fields: ['id'] })).map((i) => i.id));
+      const found = new Set(
+        (
+          await this.em.find(InventoryItem, { organisationId, id: { $in: input.expectationIds } }, { fields: ['id'] })
+        ).map((i) => i.id),
+      );
       input.expectationIds.forEach((id, i) => {
         if (!found.has(id)) issues.push(unknownReference(`expectationIds[${i}]`, 'inventory item', id));
       });
@@ -92,13 +117,23 @@ export class TaskService {
         organisationId,
         type: 'task.created',
         dedupeKey: `task.created:${task.id}`,
-        data: { taskId: task.id, title: task.title, placeId: task.placeId ?? null, status: 'pending', createdAt: task.createdAt.toISOString() },
+        data: {
+          taskId: task.id,
+          title: task.title,
+          placeId: task.placeId ?? null,
+          status: 'pending',
+          createdAt: task.createdAt.toISOString(),
+        },
       });
       return { task, eventId: event.id };
     });
   }
 
-  list(organisationId: string, filters: { status?: TaskStatus; placeId?: string; assignedTo?: string; projectId?: string }, page: Page) {
+  list(
+    organisationId: string,
+    filters: { status?: TaskStatus; placeId?: string; assignedTo?: string; projectId?: string },
+    page: Page,
+  ) {
     const where: FilterQuery<Task> = {};
     if (filters.status) where.status = filters.status;
     if (filters.placeId) where.placeId = filters.placeId;
@@ -122,13 +157,22 @@ export class TaskService {
    * Applies a change under a row lock: refuses a transition the state machine forbids, records
    * task.updated with the fields that changed, and task.completed when it completes.
    */
-  async applyChange(taskId: string, change: UpdateTaskInput & { generationId?: string; complianceScore?: number | null; complianceGrade?: string | null }, actor: string | null): Promise<TaskChangeResult> {
+  async applyChange(
+    taskId: string,
+    change: UpdateTaskInput & {
+      generationId?: string;
+      complianceScore?: number | null;
+      complianceGrade?: string | null;
+    },
+    actor: string | null,
+  ): Promise<TaskChangeResult> {
     return this.em.transactional(async (em) => {
       const task = await em.findOneOrFail(Task, { id: taskId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const updated: string[] = [];
       if (change.status !== undefined && change.status !== task.status) {
         const allowed = TASK_TRANSITIONS[task.status as TaskStatus];
-        if (!allowed.includes(change.status)) throw new InvalidTransitionError('task', task.status, change.status, allowed);
+        if (!allowed.includes(change.status))
+          throw new InvalidTransitionError('task', task.status, change.status, allowed);
         task.status = change.status;
         updated.push('status');
         if (change.status === 'completed') {
@@ -150,7 +194,14 @@ export class TaskService {
       assign('description', change.description);
       assign('expectationIds', change.expectationIds ? [...new Set(change.expectationIds)] : undefined);
       assign('generationId', change.generationId);
-      assign('complianceScore', change.complianceScore === undefined ? undefined : change.complianceScore === null ? null : change.complianceScore.toFixed(1));
+      assign(
+        'complianceScore',
+        change.complianceScore === undefined
+          ? undefined
+          : change.complianceScore === null
+            ? null
+            : change.complianceScore.toFixed(1),
+      );
       assign('complianceGrade', change.complianceGrade);
       await em.flush();
       const eventIds: string[] = [];
@@ -211,17 +262,27 @@ export class TaskService {
     if (!task) return null;
     const items = await this.em.find(InventoryItem, { id: { $in: task.expectationIds } });
     const products = await this.em.find(Product, { analysisId });
-    const matchedSkus = new Set(products.filter((p) => p.matchStatus === 'matched' && p.matchedInventorySku).map((p) => p.matchedInventorySku!));
+    const matchedSkus = new Set(
+      products.filter((p) => p.matchStatus === 'matched' && p.matchedInventorySku).map((p) => p.matchedInventorySku!),
+    );
     const found = new Set(items.filter((i) => matchedSkus.has(i.sku)).map((i) => i.id));
     const score = complianceScore(task.expectationIds, found);
     const grade = complianceGrade(score);
     let result: TaskChangeResult | null;
     if (task.status === 'pending' || task.status === 'in_progress') {
-      result = await this.applyChange(taskId, { status: 'completed', generationId: analysisId, complianceScore: score, complianceGrade: grade }, null);
+      result = await this.applyChange(
+        taskId,
+        { status: 'completed', generationId: analysisId, complianceScore: score, complianceGrade: grade },
+        null,
+      );
     } else {
       // decisions.md: the task records the analysis and its score, and changes status only if not
       // already final; a task completed or cancelled by hand keeps its status.
-      result = await this.applyChange(taskId, { generationId: analysisId, complianceScore: score, complianceGrade: grade }, null);
+      result = await this.applyChange(
+        taskId,
+        { generationId: analysisId, complianceScore: score, complianceGrade: grade },
+        null,
+      );
     }
     await this.em.transactional(async (em) => {
       for (const item of items.filter((i) => !found.has(i.id))) {
@@ -248,7 +309,13 @@ export class TaskService {
           sourceType: 'task',
           sourceId: task.id,
           placeId: task.placeId,
-          metadata: { taskId: task.id, analysisId, complianceScore: score, complianceGrade: grade, missing: items.filter((i) => !found.has(i.id)).map((i) => i.sku) },
+          metadata: {
+            taskId: task.id,
+            analysisId,
+            complianceScore: score,
+            complianceGrade: grade,
+            missing: items.filter((i) => !found.has(i.id)).map((i) => i.sku),
+          },
         });
       }
       const bySku = new Map(items.map((i) => [i.sku, i]));
@@ -303,6 +370,8 @@ export class TaskService {
   }
 
   async markWorkflowStarted(taskId: string): Promise<void> {
-    await sql(this.em, `update tasks set workflow_started_at = now() where id = ? and workflow_started_at is null`, [taskId]);
+    await sql(this.em, `update tasks set workflow_started_at = now() where id = ? and workflow_started_at is null`, [
+      taskId,
+    ]);
   }
 }

@@ -7,13 +7,16 @@ const window = z.object({ limit: z.number().int(), remaining: z.number().int(), 
 
 export const usageSchema = z
   .object({
-    maxBatchSize: z
-      .number()
-      .int()
-      .meta({ description: "The most images one batch can hold for this key: the plan's batch size, or the analyses rate limit when that is lower." }),
+    maxBatchSize: z.number().int().meta({
+      description:
+        "The most images one batch can hold for this key: the plan's batch size, or the analyses rate limit when that is lower.",
+    }),
     credits: z.object({
       remaining: z.number().int(),
-      usedThisPeriod: z.number().int().meta({ description: 'Credits consumed by analyses this plan period, net of refunds.' }),
+      usedThisPeriod: z
+        .number()
+        .int()
+        .meta({ description: 'Credits consumed by analyses this plan period, net of refunds.' }),
       plan: z.number().int().meta({ description: 'Plan credits left this period (spent first).' }),
       payg: z.number().int().meta({ description: 'Pay-as-you-go credits left.' }),
     }),
@@ -21,9 +24,14 @@ export const usageSchema = z
       tier: z.enum(PLAN_TIERS),
       periodEnd: z.iso.datetime(),
       monthlyCredits: z.number().int(),
-      maxBatchSize: z.number().int().meta({ description: "The plan's nominal batch size (decisions.md: free 20 … scale 200)." }),
+      maxBatchSize: z
+        .number()
+        .int()
+        .meta({ description: "The plan's nominal batch size (decisions.md: free 20 … scale 200)." }),
     }),
-    rateLimits: z.object({ analyses: window, reads: window, writes: window }).meta({ description: "This API key's rolling 60-second windows." }),
+    rateLimits: z
+      .object({ analyses: window, reads: window, writes: window })
+      .meta({ description: "This API key's rolling 60-second windows." }),
   })
   .meta({ id: 'Usage' });
 

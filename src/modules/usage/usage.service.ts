@@ -29,14 +29,28 @@ export class UsageService {
     const rateLimits = {} as Record<RateLimitCategory, { limit: number; remaining: number; resetAt: string }>;
     for (const category of ['analyses', 'reads', 'writes'] as const) {
       const w = await this.limiter.peek(`key:${apiKeyId}:${category}`, limits.rateLimits[category]);
-      rateLimits[category] = { limit: w.limit, remaining: w.remaining, resetAt: new Date(w.resetAt * 1000).toISOString() };
+      rateLimits[category] = {
+        limit: w.limit,
+        remaining: w.remaining,
+        resetAt: new Date(w.resetAt * 1000).toISOString(),
+      };
     }
     return {
       // A batch of N images takes N analyses slots at once (all or nothing), so no batch larger than
       // the analyses limit can ever be accepted: report what a batch can really hold.
       maxBatchSize: Math.min(limits.maxBatchSize, limits.rateLimits.analyses),
-      credits: { remaining: balance.remaining, usedThisPeriod: used?.used ?? 0, plan: balance.plan, payg: balance.payg },
-      plan: { tier: org.plan, periodEnd: periodEnd.toISOString(), monthlyCredits: org.monthlyCredits, maxBatchSize: limits.maxBatchSize },
+      credits: {
+        remaining: balance.remaining,
+        usedThisPeriod: used?.used ?? 0,
+        plan: balance.plan,
+        payg: balance.payg,
+      },
+      plan: {
+        tier: org.plan,
+        periodEnd: periodEnd.toISOString(),
+        monthlyCredits: org.monthlyCredits,
+        maxBatchSize: limits.maxBatchSize,
+      },
       rateLimits,
     };
   }

@@ -24,7 +24,10 @@ export type AttemptOutcome =
 export type DeliveryOptions = { timeoutMs: number; allowPrivate: boolean; disableAfterMs: number };
 
 /** The body every attempt of a delivery sends, byte for byte (only the signature's `t` changes). */
-export function deliveryBody(event: { type: string; data: unknown; createdAt: Date }, webhookId: string | null): string {
+export function deliveryBody(
+  event: { type: string; data: unknown; createdAt: Date },
+  webhookId: string | null,
+): string {
   return JSON.stringify({ event: event.type, data: event.data, timestamp: event.createdAt.toISOString(), webhookId });
 }
 
@@ -50,13 +53,18 @@ export class DeliveryService {
   async fanOut(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
     return this.em.transactional(async (em) => {
       const event = await em.findOneOrFail(Event, { id: eventId });
-      const webhooks = await em.find(Webhook, { organisationId: event.organisationId, status: 'active', ...(onlyWebhookId ? { id: onlyWebhookId } : {}) });
+      const webhooks = await em.find(Webhook, {
+        organisationId: event.organisationId,
+        status: 'active',
+        ...(onlyWebhookId ? { id: onlyWebhookId } : {}),
+      });
       const targets: { target: string; url: string; webhookId: string | null; analysisId: string | null }[] = webhooks
         .filter((w) => onlyWebhookId || w.events.includes('*') || w.events.includes(event.type))
         .map((w) => ({ target: `webhook:${w.id}`, url: w.url, webhookId: w.id, analysisId: null }));
       if (event.analysisId && !onlyWebhookId) {
         const analysis = await em.findOne(Analysis, { id: event.analysisId });
-        if (analysis?.callbackUrl && analysis.callbackSecret) targets.push({ target: 'callback', url: analysis.callbackUrl, webhookId: null, analysisId: analysis.id });
+        if (analysis?.callbackUrl && analysis.callbackSecret)
+          targets.push({ target: 'callback', url: analysis.callbackUrl, webhookId: null, analysisId: analysis.id });
       }
       for (const t of targets) {
         await sql(
@@ -71,7 +79,12 @@ export class DeliveryService {
         `select id, organisation_id, webhook_id, event_type from deliveries where event_id = ? ${onlyWebhookId ? 'and webhook_id = ?' : ''} order by id`,
         onlyWebhookId ? [event.id, onlyWebhookId] : [event.id],
       );
-      return rows.map((r) => ({ id: r.id, organisationId: r.organisation_id, webhookId: r.webhook_id, eventType: r.event_type }));
+      return rows.map((r) => ({
+        id: r.id,
+        organisationId: r.organisation_id,
+        webhookId: r.webhook_id,
+        eventType: r.event_type,
+      }));
     });
   }
 
@@ -83,7 +96,11 @@ export class DeliveryService {
     const em = this.em;
     const delivery = await em.findOneOrFail(Delivery, { id: deliveryId });
     const webhook = delivery.webhookId ? await em.findOne(Webhook, { id: delivery.webhookId }) : null;
-    const [claimed] = await sql<{ attempt_count: number }>(em, `update deliveries set attempt_count = attempt_count + 1, updated_at = now() where id = ? returning attempt_count`, [deliveryId]);
+    const [claimed] = await sql<{ attempt_count: number }>(
+      em,
+      `update deliveries set attempt_count = attempt_count + 1, updated_at = now() where id = ? returning attempt_count`,
+      [deliveryId],
+    );
     const attempt = claimed!.attempt_count;
     if (delivery.webhookId && (!webhook || webhook.status !== 'active')) {
       await this.finish(deliveryId, 'failed', null);
@@ -93,7 +110,8 @@ export class DeliveryService {
     const secrets: string[] = [];
     if (webhook) {
       secrets.push(webhook.secret);
-      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > new Date()) secrets.push(webhook.previousSecret);
+      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > new Date())
+        secrets.push(webhook.previousSecret);
     } else {
       const analysis = await em.findOneOrFail(Analysis, { id: delivery.analysisId! });
       secrets.push(analysis.callbackSecret!);
@@ -133,7 +151,16 @@ export class DeliveryService {
     }
     const ok = status !== null && status >= 200 && status < 300;
     const durationMs = Date.now() - started.getTime();
-    await em.upsert(DeliveryAttempt, { deliveryId, attempt, startedAt: started, durationMs, statusCode: status, error, responseExcerpt: excerpt, succeeded: ok });
+    await em.upsert(DeliveryAttempt, {
+      deliveryId,
+      attempt,
+      startedAt: started,
+      durationMs,
+      statusCode: status,
+      error,
+      responseExcerpt: excerpt,
+      succeeded: ok,
+    });
 
     if (ok) {
       await this.finish(deliveryId, 'succeeded', status);
@@ -146,7 +173,11 @@ export class DeliveryService {
       return { outcome: 'gone', attempt, status };
     }
     if (webhook) {
-      const [row] = await sql<{ failing_since: Date }>(em, `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`, [webhook.id]);
+      const [row] = await sql<{ failing_since: Date }>(
+        em,
+        `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
+        [webhook.id],
+      );
       if (row && Date.now() - new Date(row.failing_since).getTime() >= opts.disableAfterMs) {
         await this.finish(deliveryId, 'failed', status);
         await this.disable(webhook.id, 'every delivery failed for 5 days');
@@ -158,7 +189,11 @@ export class DeliveryService {
       return { outcome: 'abandoned', attempt, status };
     }
     const wait = Math.max(nextDelayMs, retryAfter ?? 0);
-    await sql(em, `update deliveries set last_status_code = ?, next_attempt_at = ?, updated_at = now() where id = ?`, [status, new Date(Date.now() + wait), deliveryId]);
+    await sql(em, `update deliveries set last_status_code = ?, next_attempt_at = ?, updated_at = now() where id = ?`, [
+      status,
+      new Date(Date.now() + wait),
+      deliveryId,
+    ]);
     return { outcome: 'retry', attempt, status, retryAfterMs: retryAfter };
   }
 

@@ -43,7 +43,8 @@ export function verifyWebhookSignature(
     if (key === 't' && value && /^\d+$/.test(value)) timestamp = Number(value);
     else if (key === 'v1' && value) signatures.push(value);
   }
-  if (timestamp === undefined || signatures.length === 0) throw new WebhookVerificationError('Malformed signature header.');
+  if (timestamp === undefined || signatures.length === 0)
+    throw new WebhookVerificationError('Malformed signature header.');
   const now = opts.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > (opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) {
     throw new WebhookVerificationError('Timestamp outside the tolerance window.');

@@ -18,7 +18,10 @@ export class WebhookCommands {
   /** Sends a finished delivery again, same delivery id, as a new run of its workflow. */
   async redeliver(organisationId: string, webhookId: string, deliveryId: string) {
     const delivery = await this.webhooks.reopenDelivery(organisationId, webhookId, deliveryId);
-    await this.dispatcher.start({ id: delivery.id, organisationId, webhookId, eventType: delivery.eventType }, 'ALLOW_DUPLICATE');
+    await this.dispatcher.start(
+      { id: delivery.id, organisationId, webhookId, eventType: delivery.eventType },
+      'ALLOW_DUPLICATE',
+    );
     return delivery;
   }
 }

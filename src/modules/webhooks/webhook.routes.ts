@@ -27,7 +27,8 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       path: '/webhooks',
       operationId: 'createWebhook',
       summary: 'Register a webhook endpoint',
-      description: 'The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.',
+      description:
+        'The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.',
       tag,
       role: 'admin',
       body: createWebhookBody,
@@ -64,7 +65,9 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       status: 200,
       response: dataEnvelope(webhookSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params }) => ({ body: { data: serializeWebhook(await webhooks.get(auth.organisationId, params.id)) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: serializeWebhook(await webhooks.get(auth.organisationId, params.id)) },
+      }),
     }),
     defineRoute({
       method: 'patch',
@@ -78,7 +81,9 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       status: 200,
       response: dataEnvelope(webhookSchema),
       errors: ['NOT_FOUND'],
-      handler: async ({ auth, params, body }) => ({ body: { data: serializeWebhook(await webhooks.update(auth.organisationId, params.id, body)) } }),
+      handler: async ({ auth, params, body }) => ({
+        body: { data: serializeWebhook(await webhooks.update(auth.organisationId, params.id, body)) },
+      }),
     }),
     defineRoute({
       method: 'delete',
@@ -109,7 +114,11 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       errors: ['NOT_FOUND'],
       handler: async ({ auth, params }) => {
         const w = await webhooks.rotateSecret(auth.organisationId, params.id);
-        return { body: { data: { id: w.id, secret: w.secret, previousSecretExpiresAt: w.previousSecretExpiresAt!.toISOString() } } };
+        return {
+          body: {
+            data: { id: w.id, secret: w.secret, previousSecretExpiresAt: w.previousSecretExpiresAt!.toISOString() },
+          },
+        };
       },
     }),
     defineRoute({
@@ -124,7 +133,9 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       status: 200,
       response: dataEnvelope(testEventSchema),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      handler: async ({ auth, params }) => ({ body: { data: await commands.sendTest(auth.organisationId, params.id) } }),
+      handler: async ({ auth, params }) => ({
+        body: { data: await commands.sendTest(auth.organisationId, params.id) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -143,7 +154,12 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
         const page = await webhooks.listDeliveries(auth.organisationId, params.id, filters, { cursor, limit });
         return {
           body: {
-            data: page.items.map((d) => serializeDelivery(d, page.attempts.filter((a) => a.deliveryId === d.id))),
+            data: page.items.map((d) =>
+              serializeDelivery(
+                d,
+                page.attempts.filter((a) => a.deliveryId === d.id),
+              ),
+            ),
             pagination: page.pagination,
           },
         };

@@ -3,22 +3,44 @@ import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { DELIVERY_STATUSES, type Delivery, type DeliveryAttempt } from './delivery.entity.js';
 import { WEBHOOK_STATUSES, type Webhook } from './webhook.entity.js';
 
-export const SUBSCRIBABLE_EVENTS = ['analysis.completed', 'analysis.failed', 'task.created', 'task.updated', 'task.completed', '*'] as const;
+export const SUBSCRIBABLE_EVENTS = [
+  'analysis.completed',
+  'analysis.failed',
+  'task.created',
+  'task.updated',
+  'task.completed',
+  '*',
+] as const;
 
-const url = z.string().max(2048).refine((v) => {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}, 'Must be an absolute HTTPS URL.').meta({ description: 'HTTPS URL that receives the deliveries.', example: 'https://hooks.example.com/shelf' });
+const url = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'https:' || u.protocol === 'http:';
+    } catch {
+      return false;
+    }
+  }, 'Must be an absolute HTTPS URL.')
+  .meta({ description: 'HTTPS URL that receives the deliveries.', example: 'https://hooks.example.com/shelf' });
 
-const events = z.array(z.enum(SUBSCRIBABLE_EVENTS)).min(1).max(SUBSCRIBABLE_EVENTS.length).meta({ description: 'Event names, or `*` for all.', example: ['analysis.completed', 'analysis.failed'] });
+const events = z
+  .array(z.enum(SUBSCRIBABLE_EVENTS))
+  .min(1)
+  .max(SUBSCRIBABLE_EVENTS.length)
+  .meta({ description: 'Event names, or `*` for all.', example: ['analysis.completed', 'analysis.failed'] });
 
-export const createWebhookBody = z.strictObject({ url, events, description: z.string().max(500).nullable().optional() }).meta({ id: 'CreateWebhookRequest' });
+export const createWebhookBody = z
+  .strictObject({ url, events, description: z.string().max(500).nullable().optional() })
+  .meta({ id: 'CreateWebhookRequest' });
 export const updateWebhookBody = z
-  .strictObject({ url: url.optional(), events: events.optional(), description: z.string().max(500).nullable().optional(), status: z.enum(WEBHOOK_STATUSES).optional() })
+  .strictObject({
+    url: url.optional(),
+    events: events.optional(),
+    description: z.string().max(500).nullable().optional(),
+    status: z.enum(WEBHOOK_STATUSES).optional(),
+  })
   .meta({ id: 'UpdateWebhookRequest' });
 export type CreateWebhookInput = z.infer<typeof createWebhookBody>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
@@ -43,9 +65,17 @@ export const webhookSchema = z
     updatedAt: z.iso.datetime(),
   })
   .meta({ id: 'Webhook' });
-export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string().meta({ description: 'Signing secret; returned only here.' }) }).meta({ id: 'WebhookWithSecret' });
+export const webhookWithSecretSchema = webhookSchema
+  .extend({ secret: z.string().meta({ description: 'Signing secret; returned only here.' }) })
+  .meta({ id: 'WebhookWithSecret' });
 export const rotatedSecretSchema = z
-  .object({ id: z.string(), secret: z.string(), previousSecretExpiresAt: z.iso.datetime().meta({ description: 'Until then deliveries carry a second v1 signature made with the previous secret.' }) })
+  .object({
+    id: z.string(),
+    secret: z.string(),
+    previousSecretExpiresAt: z.iso
+      .datetime()
+      .meta({ description: 'Until then deliveries carry a second v1 signature made with the previous secret.' }),
+  })
   .meta({ id: 'RotatedWebhookSecret' });
 
 export const attemptSchema = z
@@ -75,7 +105,9 @@ export const deliverySchema = z
     attempts: z.array(attemptSchema),
   })
   .meta({ id: 'Delivery' });
-export const testEventSchema = z.object({ eventId: z.string(), deliveryId: z.string() }).meta({ id: 'WebhookTestResult' });
+export const testEventSchema = z
+  .object({ eventId: z.string(), deliveryId: z.string() })
+  .meta({ id: 'WebhookTestResult' });
 
 export function serializeWebhook(w: Webhook): z.infer<typeof webhookSchema> {
   return {

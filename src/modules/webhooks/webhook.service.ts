@@ -29,7 +29,9 @@ export class WebhookService {
   /** HTTPS only, except where the operator allows private addresses (local development, tests). */
   private checkUrl(url: string | undefined) {
     if (url && !url.startsWith('https://') && !this.allowInsecureUrls) {
-      throw new ValidationError('Invalid body: url: Must be an absolute HTTPS URL.', [{ field: 'url', message: 'Must be an absolute HTTPS URL.' }]);
+      throw new ValidationError('Invalid body: url: Must be an absolute HTTPS URL.', [
+        { field: 'url', message: 'Must be an absolute HTTPS URL.' },
+      ]);
     }
   }
 
@@ -92,7 +94,10 @@ export class WebhookService {
     const webhook = await this.get(organisationId, id);
     // Deliveries only go to active endpoints; a test that could never be sent is refused up front.
     if (webhook.status !== 'active') {
-      throw new ConflictError('This webhook endpoint is disabled; enable it before sending a test.', { webhookId: id, status: webhook.status });
+      throw new ConflictError('This webhook endpoint is disabled; enable it before sending a test.', {
+        webhookId: id,
+        status: webhook.status,
+      });
     }
     const eventId = await this.em.transactional(async (em) => {
       const event = await this.events.record(em, {
@@ -107,13 +112,22 @@ export class WebhookService {
     return { eventId, webhookId: webhook.id };
   }
 
-  async listDeliveries(organisationId: string, webhookId: string, filters: { status?: DeliveryStatus; event?: string }, page: Page) {
+  async listDeliveries(
+    organisationId: string,
+    webhookId: string,
+    filters: { status?: DeliveryStatus; event?: string },
+    page: Page,
+  ) {
     await this.get(organisationId, webhookId);
     const where: FilterQuery<Delivery> = { webhookId };
     if (filters.status) where.status = filters.status;
     if (filters.event) where.eventType = filters.event;
     const result = await this.deliveryRepo.page(organisationId, where, page);
-    const attempts = await this.em.find(DeliveryAttempt, { deliveryId: { $in: result.items.map((d) => d.id) } }, { orderBy: { attempt: 'asc' } });
+    const attempts = await this.em.find(
+      DeliveryAttempt,
+      { deliveryId: { $in: result.items.map((d) => d.id) } },
+      { orderBy: { attempt: 'asc' } },
+    );
     return { ...result, attempts };
   }
 
@@ -122,7 +136,8 @@ export class WebhookService {
     await this.get(organisationId, webhookId);
     const delivery = await this.deliveryRepo.findOne({ id: deliveryId, organisationId, webhookId });
     if (!delivery) throw new NotFoundError('delivery', deliveryId);
-    if (delivery.status === 'pending') throw new ConflictError('This delivery is still being attempted; wait for it to finish.', { deliveryId });
+    if (delivery.status === 'pending')
+      throw new ConflictError('This delivery is still being attempted; wait for it to finish.', { deliveryId });
     delivery.status = 'pending';
     delivery.completedAt = null;
     await this.em.flush();
@@ -132,5 +147,4 @@ export class WebhookService {
   attemptsOf(deliveryId: string) {
     return this.em.find(DeliveryAttempt, { deliveryId }, { orderBy: { attempt: 'asc' } });
   }
-
 }

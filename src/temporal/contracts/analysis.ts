@@ -19,10 +19,19 @@ export type AnalysisWorkflowInput = {
   /** RECOGNITION_HEARTBEAT_TIMEOUT_MS; absent in workflows started before it existed (20 s). */
   heartbeatTimeoutMs?: number;
 };
-export type AnalysisWorkflowResult = { analysisId: string; status: 'completed' | 'failed'; productCount: number; errorCode: string | null };
+export type AnalysisWorkflowResult = {
+  analysisId: string;
+  status: 'completed' | 'failed';
+  productCount: number;
+  errorCode: string | null;
+};
 export type AnalysisWorkflow = (input: AnalysisWorkflowInput) => Promise<AnalysisWorkflowResult>;
 
-export type AnalysisProgress = { stage: 'fetching' | 'recognizing' | 'finalizing' | 'done'; passesDone: number; passesFailed: number };
+export type AnalysisProgress = {
+  stage: 'fetching' | 'recognizing' | 'finalizing' | 'done';
+  passesDone: number;
+  passesFailed: number;
+};
 export const analysisProgressQuery = defineQuery<AnalysisProgress>('analysisProgress');
 
 export type BatchWorkflowInput = { batchId: string; recognitionTaskQueue: string; heartbeatTimeoutMs?: number };
@@ -32,14 +41,24 @@ export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 
 export type { AnalysisOutcome, BatchMember, BatchStatus, PreparedImage };
 
-type AnalysisRef = { id: string; organisationId: string; imageUrl: string; externalId?: string | null; placeId?: string | null; taskId?: string | null };
+type AnalysisRef = {
+  id: string;
+  organisationId: string;
+  imageUrl: string;
+  externalId?: string | null;
+  placeId?: string | null;
+  taskId?: string | null;
+};
 
 /**
  * What every analysis workflow is started with besides its input, by the API or as a batch's child:
  * workflow id = analysis id, the image host in the memo (never the URL: signed URLs carry tokens), and
  * the search attributes operators filter on.
  */
-export function analysisWorkflowIdentity(a: AnalysisRef, batchId?: string): { workflowId: string; memo: { imageHost: string }; typedSearchAttributes: SearchAttributePair[] } {
+export function analysisWorkflowIdentity(
+  a: AnalysisRef,
+  batchId?: string,
+): { workflowId: string; memo: { imageHost: string }; typedSearchAttributes: SearchAttributePair[] } {
   return {
     workflowId: a.id,
     memo: { imageHost: imageHostOf(a.imageUrl) },

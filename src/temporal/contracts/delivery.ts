@@ -5,7 +5,12 @@ import type { AttemptOutcome } from '../../modules/webhooks/delivery.service.js'
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 
 export type WebhookDeliveryInput = { deliveryId: string; retryDelaysMs: number[] };
-export type DeliveryProgress = { attempts: number; status: 'pending' | 'succeeded' | 'failed'; lastStatusCode: number | null; nextAttemptInMs: number | null };
+export type DeliveryProgress = {
+  attempts: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  lastStatusCode: number | null;
+  nextAttemptInMs: number | null;
+};
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<DeliveryProgress>;
 export const deliveryProgressQuery = defineQuery<DeliveryProgress>('deliveryProgress');
 

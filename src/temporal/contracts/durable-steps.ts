@@ -51,5 +51,10 @@ export const SETTLING: ActivityOptions = {
 export const INTERACTIVE: ActivityOptions = {
   startToCloseTimeout: '15 seconds',
   scheduleToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', nonRetryableErrorTypes },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    nonRetryableErrorTypes,
+  },
 };

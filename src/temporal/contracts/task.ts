@@ -16,7 +16,12 @@ export type TaskWorkflowInput = {
   /** The due date an overdue alert was already raised for (kept across continue-as-new). */
   overdueRaisedFor: string | null;
 };
-export type TaskState = { status: TaskStatus; dueDate: string | null; overdueRaisedFor: string | null; deleted: boolean };
+export type TaskState = {
+  status: TaskStatus;
+  dueDate: string | null;
+  overdueRaisedFor: string | null;
+  deleted: boolean;
+};
 export type TaskWorkflow = (input: TaskWorkflowInput) => Promise<TaskState>;
 
 export type TaskView = TaskDetail;
@@ -26,7 +31,8 @@ export type { TaskChangeResult };
 /** Status and field changes: validated against the workflow's state, applied by an activity, answered with the task. */
 export const changeTaskUpdate = defineUpdate<TaskView, [TaskChange]>('changeTask');
 export const analysisSubmittedSignal = defineSignal<[{ analysisId: string }]>('analysisSubmitted');
-export const analysisFinishedSignal = defineSignal<[{ analysisId: string; status: 'completed' | 'failed' }]>('analysisFinished');
+export const analysisFinishedSignal =
+  defineSignal<[{ analysisId: string; status: 'completed' | 'failed' }]>('analysisFinished');
 export const taskDeletedSignal = defineSignal('taskDeleted');
 export const taskStateQuery = defineQuery<TaskState>('taskState');
 

@@ -12,12 +12,45 @@ import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 const recognizer = new ScriptedRecognizer(({ width, runIndex }) => {
   if (width === 100) {
     return [
-      product({ brand: 'Coca-Cola', description: 'Coke 330ml can', upc: '5449000000996', units: runIndex === 0 ? 4 : 3, price: 1.29, currency: 'GBP', shelfPosition: 'eye-level', shelfSection: 'left', fixtureType: 'fridge', confidenceScore: 0.95 }),
-      product({ brand: 'Fanta', description: 'Fanta Orange 330ml', units: 2, price: 1.1, currency: 'GBP', shelfPosition: 'bottom', shelfSection: 'right', confidenceScore: 0.6 }),
+      product({
+        brand: 'Coca-Cola',
+        description: 'Coke 330ml can',
+        upc: '5449000000996',
+        units: runIndex === 0 ? 4 : 3,
+        price: 1.29,
+        currency: 'GBP',
+        shelfPosition: 'eye-level',
+        shelfSection: 'left',
+        fixtureType: 'fridge',
+        confidenceScore: 0.95,
+      }),
+      product({
+        brand: 'Fanta',
+        description: 'Fanta Orange 330ml',
+        units: 2,
+        price: 1.1,
+        currency: 'GBP',
+        shelfPosition: 'bottom',
+        shelfSection: 'right',
+        confidenceScore: 0.6,
+      }),
     ];
   }
   if (width === 120) {
-    return [product({ brand: 'Pepsi', description: 'Pepsi Max 330 ml', units: 5, price: 1.5, discountedPrice: 1.0, onSale: true, currency: 'GBP', confidenceScore: 0.7, shelfPosition: 'top', shelfSection: 'center' })];
+    return [
+      product({
+        brand: 'Pepsi',
+        description: 'Pepsi Max 330 ml',
+        units: 5,
+        price: 1.5,
+        discountedPrice: 1.0,
+        onSale: true,
+        currency: 'GBP',
+        confidenceScore: 0.7,
+        shelfPosition: 'top',
+        shelfSection: 'center',
+      }),
+    ];
   }
   return [];
 });
@@ -30,7 +63,11 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
   let placeId: string;
 
   before(async () => {
-    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('analyses'), ANALYSIS_RUNS: 2, IMAGE_MAX_BYTES: 200_000 });
+    api = await startTestApi({
+      TASK_QUEUE_PREFIX: uniquePrefix('analyses'),
+      ANALYSIS_RUNS: 2,
+      IMAGE_MAX_BYTES: 200_000,
+    });
     stopWorkers = (await startTestWorkers(api.runtime, recognizer)).stop;
     org = await createTestOrg(api.runtime, { credits: 100, maxBatchSize: 50 });
     host = await startImageHost({
@@ -43,8 +80,22 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     });
     const place = await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Store 1' } });
     placeId = place.body.data.id;
-    await api.request('POST', '/inventory', { key: org.keys.write, body: { sku: 'COKE-330', brand: 'Coca-Cola', name: 'Coca-Cola Classic 330ml', upc: '05449000000996', category: 'Beverages', expectedPrice: 1.29, currency: 'GBP' } });
-    await api.request('POST', '/inventory', { key: org.keys.write, body: { sku: 'PEPSI-MAX-330', brand: 'Pepsi', name: 'Pepsi Max 330ml', category: 'Beverages' } });
+    await api.request('POST', '/inventory', {
+      key: org.keys.write,
+      body: {
+        sku: 'COKE-330',
+        brand: 'Coca-Cola',
+        name: 'Coca-Cola Classic 330ml',
+        upc: '05449000000996',
+        category: 'Beverages',
+        expectedPrice: 1.29,
+        currency: 'GBP',
+      },
+    });
+    await api.request('POST', '/inventory', {
+      key: org.keys.write,
+      body: { sku: 'PEPSI-MAX-330', brand: 'Pepsi', name: 'Pepsi Max 330ml', category: 'Beverages' },
+    });
   });
   after(async () => {
     await stopWorkers();
@@ -62,7 +113,13 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     const before = await api.runtime.services.credits.balance(org.id);
     const res = await api.request('POST', '/analyses', {
       key: org.keys.write,
-      body: { imageUrl: host.url('/coke.png'), placeId, externalId: 'ext-coke-1', metadata: { aisle: '4' }, callbackUrl: 'https://example.com/hook' },
+      body: {
+        imageUrl: host.url('/coke.png'),
+        placeId,
+        externalId: 'ext-coke-1',
+        metadata: { aisle: '4' },
+        callbackUrl: 'https://example.com/hook',
+      },
     });
     assert.equal(res.status, 202);
     assert.equal(res.body.data.status, 'processing');
@@ -94,14 +151,34 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     assert.equal(a.totalUnits, 6);
     assert.equal(a.totalValue, 7.36, '4 x 1.29 + 2 x 1.10');
 
-    const [event] = await sql<{ type: string; data: any }>(api.runtime.orm.em.fork(), `select type, data from events where analysis_id = ?`, [a.id]);
+    const [event] = await sql<{ type: string; data: any }>(
+      api.runtime.orm.em.fork(),
+      `select type, data from events where analysis_id = ?`,
+      [a.id],
+    );
     assert.equal(event!.type, 'analysis.completed');
-    assert.deepEqual(Object.keys(event!.data).sort(), ['completedAt', 'externalId', 'id', 'metadata', 'productCount', 'status', 'totalRuns', 'totalUnits', 'totalValue'].sort());
+    assert.deepEqual(
+      Object.keys(event!.data).sort(),
+      [
+        'completedAt',
+        'externalId',
+        'id',
+        'metadata',
+        'productCount',
+        'status',
+        'totalRuns',
+        'totalUnits',
+        'totalValue',
+      ].sort(),
+    );
     assert.equal(event!.data.totalValue, 7.36);
   });
 
   it('probable matches by brand and name, discount prices and onSale', async () => {
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/pepsi.png') } });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/pepsi.png') },
+    });
     const a = await final(res.body.data.id);
     const [pepsi] = a.products;
     assert.equal(pepsi.matchStatus, 'probable');
@@ -120,7 +197,10 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
   ] as const) {
     it(`fails ${path} with ${code} and gives the credit back`, async () => {
       const before = await api.runtime.services.credits.balance(org.id);
-      const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url(path), externalId: `bad-${path}` } });
+      const res = await api.request('POST', '/analyses', {
+        key: org.keys.write,
+        body: { imageUrl: host.url(path), externalId: `bad-${path}` },
+      });
       assert.equal(res.status, 202);
       const a = await final(res.body.data.id);
       assert.equal(a.status, 'failed');
@@ -128,20 +208,36 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
       assert.equal(a.failedRuns, 2);
       assert.equal(a.products.length, 0);
       assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining);
-      const ledger = await sql<{ reason: string; n: number }>(api.runtime.orm.em.fork(), `select reason, count(*)::int as n from credit_entries where analysis_id = ? group by reason order by reason`, [a.id]);
-      assert.deepEqual(ledger, [{ reason: 'analysis', n: 1 }, { reason: 'refund', n: 1 }]);
-      const [event] = await sql<{ data: any }>(api.runtime.orm.em.fork(), `select data from events where analysis_id = ?`, [a.id]);
+      const ledger = await sql<{ reason: string; n: number }>(
+        api.runtime.orm.em.fork(),
+        `select reason, count(*)::int as n from credit_entries where analysis_id = ? group by reason order by reason`,
+        [a.id],
+      );
+      assert.deepEqual(ledger, [
+        { reason: 'analysis', n: 1 },
+        { reason: 'refund', n: 1 },
+      ]);
+      const [event] = await sql<{ data: any }>(
+        api.runtime.orm.em.fork(),
+        `select data from events where analysis_id = ?`,
+        [a.id],
+      );
       assert.deepEqual(event!.data, { id: a.id, externalId: `bad-${path}`, status: 'failed', failedRuns: 2 });
     });
   }
 
   it('fails an unreachable host with IMAGE_UNREACHABLE after retries', async () => {
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: 'http://127.0.0.1:1/shelf.png' } });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: 'http://127.0.0.1:1/shelf.png' },
+    });
     const a = await final(res.body.data.id);
     assert.equal(a.error.code, 'IMAGE_UNREACHABLE');
     // The fetch's retry policy ran out: its last recorded start is the 4th attempt.
     const history = await api.runtime.temporal.client.workflow.getHandle(res.body.data.id).fetchHistory();
-    const started = history.events?.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    const started = history.events
+      ?.filter((e) => e.activityTaskStartedEventAttributes)
+      .map((e) => e.activityTaskStartedEventAttributes!.attempt);
     assert.deepEqual(started?.slice(0, 1), [4], `fetch attempts ${JSON.stringify(started)}`);
   });
 
@@ -151,7 +247,13 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
       [{ imageUrl: 'ftp://x/y.png' }, 'imageUrl'],
       [{}, 'imageUrl'],
       [{ imageUrl: 'https://x/y.png', callbackUrl: 'http://insecure.example.com' }, 'callbackUrl'],
-      [{ imageUrl: 'https://x/y.png', metadata: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+      [
+        {
+          imageUrl: 'https://x/y.png',
+          metadata: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])),
+        },
+        'metadata',
+      ],
       [{ imageUrl: 'https://x/y.png', metadata: { k: 'v'.repeat(501) } }, 'metadata.k'],
       [{ imageUrl: 'https://x/y.png', metadata: { k: 5 } }, 'metadata.k'],
       [{ imageUrl: 'https://x/y.png', placeId: 'pl_nope' }, 'placeId'],
@@ -160,9 +262,16 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     for (const [body, field] of cases) {
       const res = await api.request('POST', '/analyses', { key: org.keys.write, body });
       assert.equal(res.status, 422, JSON.stringify(body));
-      assert.ok(res.body.error.details.fields.some((f: any) => f.field === field), `${field} in ${JSON.stringify(res.body)}`);
+      assert.ok(
+        res.body.error.details.fields.some((f: any) => f.field === field),
+        `${field} in ${JSON.stringify(res.body)}`,
+      );
     }
-    assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining, 'refused submissions cost nothing');
+    assert.equal(
+      (await api.runtime.services.credits.balance(org.id)).remaining,
+      before.remaining,
+      'refused submissions cost nothing',
+    );
   });
 
   it('runs a batch of 50 to the end; products are queryable by every filter; credits match the ledger', async () => {
@@ -171,7 +280,10 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
       externalId: `batch-${i}`,
       ...(i < 10 ? { placeId } : {}),
     }));
-    const tooBig = await api.request('POST', '/analyses/batch', { key: org.keys.write, body: { images: [...images, images[0]] } });
+    const tooBig = await api.request('POST', '/analyses/batch', {
+      key: org.keys.write,
+      body: { images: [...images, images[0]] },
+    });
     assert.equal(tooBig.status, 422, 'this organisation allows 50');
 
     const before = await api.runtime.services.credits.balance(org.id);
@@ -183,24 +295,42 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     assert.match(batchId, /^bat_/);
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining - 50);
 
-    const batch = await waitFor('batch to complete', async () => {
-      const b = await api.request('GET', `/analyses/batch/${batchId}`, { key: org.keys.read });
-      return b.body.data.status === 'completed' && b.body.data;
-    }, 180_000, 500);
+    const batch = await waitFor(
+      'batch to complete',
+      async () => {
+        const b = await api.request('GET', `/analyses/batch/${batchId}`, { key: org.keys.read });
+        return b.body.data.status === 'completed' && b.body.data;
+      },
+      180_000,
+      500,
+    );
     assert.equal(batch.total, 50);
     assert.equal(batch.failed, 5);
     assert.equal(batch.completed, 45);
     assert.equal(batch.processing, 0);
 
     const expectedRefund = 5;
-    assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining - 50 + expectedRefund);
-    const [ledger] = await sql<{ sum: number }>(api.runtime.orm.em.fork(), `select coalesce(sum(plan_delta + payg_delta), 0)::int as sum from credit_entries where organisation_id = ?`, [org.id]);
-    assert.equal(ledger!.sum, (await api.runtime.services.credits.balance(org.id)).remaining, 'balance equals the ledger sum');
+    assert.equal(
+      (await api.runtime.services.credits.balance(org.id)).remaining,
+      before.remaining - 50 + expectedRefund,
+    );
+    const [ledger] = await sql<{ sum: number }>(
+      api.runtime.orm.em.fork(),
+      `select coalesce(sum(plan_delta + payg_delta), 0)::int as sum from credit_entries where organisation_id = ?`,
+      [org.id],
+    );
+    assert.equal(
+      ledger!.sum,
+      (await api.runtime.services.credits.balance(org.id)).remaining,
+      'balance equals the ledger sum',
+    );
 
     const first = await api.request('GET', `/analyses/${res.body.data.analyses[0].id}`, { key: org.keys.read });
     assert.equal(first.body.data.batchId, batchId);
 
-    const byAnalysis = await api.request('GET', `/products?analysisId=${res.body.data.analyses[0].id}`, { key: org.keys.read });
+    const byAnalysis = await api.request('GET', `/products?analysisId=${res.body.data.analyses[0].id}`, {
+      key: org.keys.read,
+    });
     assert.equal(byAnalysis.body.data.length, 2);
     const byPlace = await api.request('GET', `/products?placeId=${placeId}&limit=100`, { key: org.keys.read });
     assert.ok(byPlace.body.data.length >= 9 && byPlace.body.data.every((p: any) => p.placeId === placeId));
@@ -215,17 +345,28 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     assert.equal(byExternal.body.data.length, 1);
     const byPlaceList = await api.request('GET', `/analyses?placeId=${placeId}`, { key: org.keys.read });
     assert.ok(byPlaceList.body.data.length >= 10);
-    assert.equal((await api.request('GET', '/analyses', { key: org.keys.read })).body.data.length, 50, 'the list defaults to 50');
+    assert.equal(
+      (await api.request('GET', '/analyses', { key: org.keys.read })).body.data.length,
+      50,
+      'the list defaults to 50',
+    );
   });
 
   it('finds the workflow in Temporal by analysis id and by external id', async () => {
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/empty.png'), externalId: 'find-me-in-temporal', placeId } });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/empty.png'), externalId: 'find-me-in-temporal', placeId },
+    });
     const id = res.body.data.id;
     await final(id);
     const client = api.runtime.temporal.client;
     const description = await client.workflow.getHandle(id).describe();
     assert.equal(description.type, 'analysisWorkflow');
-    assert.equal(description.memo?.imageHost, '127.0.0.1', 'the memo keeps the host only (no signed-URL path or query)');
+    assert.equal(
+      description.memo?.imageHost,
+      '127.0.0.1',
+      'the memo keeps the host only (no signed-URL path or query)',
+    );
     const found = await waitFor('visibility', async () => {
       const list = [];
       for await (const wf of client.workflow.list({ query: `ExternalId = "find-me-in-temporal"` })) list.push(wf);
@@ -233,7 +374,10 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     });
     assert.equal(found[0]!.workflowId, id);
     const byId = [];
-    for await (const wf of client.workflow.list({ query: `AnalysisId = "${id}" AND OrganisationId = "${org.id}" AND PlaceId = "${placeId}"` })) byId.push(wf);
+    for await (const wf of client.workflow.list({
+      query: `AnalysisId = "${id}" AND OrganisationId = "${org.id}" AND PlaceId = "${placeId}"`,
+    }))
+      byId.push(wf);
     assert.equal(byId.length, 1);
   });
 
@@ -242,6 +386,9 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     const list = await api.request('GET', '/analyses', { key: org.keys.read });
     const id = list.body.data[0].id;
     assert.equal((await api.request('GET', `/analyses/${id}`, { key: other.keys.read })).status, 404);
-    assert.equal((await api.request('GET', `/products?analysisId=${id}`, { key: other.keys.read })).body.data.length, 0);
+    assert.equal(
+      (await api.request('GET', `/products?analysisId=${id}`, { key: other.keys.read })).body.data.length,
+      0,
+    );
   });
 });

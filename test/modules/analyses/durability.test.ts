@@ -35,7 +35,10 @@ describe('durability between the database, Temporal and worker processes', () =>
   it('a worker killed mid-analysis: a new worker finishes it, products written once, credit taken once', async () => {
     const first = spawnWorker(prefix);
     children.push(first.child);
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/beans.png') } });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/beans.png') },
+    });
     assert.equal(res.status, 202);
     const id = res.body.data.id;
     await first.printed('RECOGNIZING');
@@ -43,19 +46,29 @@ describe('durability between the database, Temporal and worker processes', () =>
 
     const second = spawnWorker(prefix);
     children.push(second.child);
-    const done = await waitFor('the analysis to complete on the second worker', async () => {
-      const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
-      return r.body.data.status !== 'processing' && r.body.data;
-    }, 120_000, 500);
+    const done = await waitFor(
+      'the analysis to complete on the second worker',
+      async () => {
+        const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        return r.body.data.status !== 'processing' && r.body.data;
+      },
+      120_000,
+      500,
+    );
     assert.equal(done.status, 'completed');
     assert.equal(done.productCount, 1);
     assert.equal(done.products.length, 1);
     assert.equal(done.products[0].units, 3);
     const em = api.runtime.orm.em.fork();
-    const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [id]);
+    const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [
+      id,
+    ]);
     assert.equal(products!.n, 1);
     const charges = await sql<{ reason: string }>(em, `select reason from credit_entries where analysis_id = ?`, [id]);
-    assert.deepEqual(charges.map((c) => c.reason), ['analysis']);
+    assert.deepEqual(
+      charges.map((c) => c.reason),
+      ['analysis'],
+    );
     const [events] = await sql<{ n: number }>(em, `select count(*)::int as n from events where analysis_id = ?`, [id]);
     assert.equal(events!.n, 1);
     await stopProcess(second.child, 'SIGTERM');
@@ -64,29 +77,48 @@ describe('durability between the database, Temporal and worker processes', () =>
   it('a commit whose workflow start never happened is started by the relay, once', async () => {
     // The API's Temporal is unreachable: the analysis is committed and charged, its start deferred.
     const unreachable = createTemporalClient('127.0.0.1:1', 'default');
-    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config, logger: api.runtime.logger });
-    const { analysis } = await createCommands(services, { client: unreachable.client, config: api.runtime.config, logger: api.runtime.logger }).analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
+    const services = createServices(api.runtime.orm.em.fork(), {
+      config: api.runtime.config,
+      logger: api.runtime.logger,
+    });
+    const { analysis } = await createCommands(services, {
+      client: unreachable.client,
+      config: api.runtime.config,
+      logger: api.runtime.logger,
+    }).analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
     await backgroundStartsSettled();
     await unreachable.connection.close().catch(() => undefined);
     const em = api.runtime.orm.em.fork();
-    const [row] = await sql<{ workflow_started_at: Date | null }>(em, `select workflow_started_at from analyses where id = ?`, [analysis.id]);
+    const [row] = await sql<{ workflow_started_at: Date | null }>(
+      em,
+      `select workflow_started_at from analyses where id = ?`,
+      [analysis.id],
+    );
     assert.equal(row!.workflow_started_at, null);
 
     // A worker process runs the relay; it starts the stranded workflow after its grace period.
     const worker = spawnWorker(prefix, { relay: true });
     children.push(worker.child);
-    const done = await waitFor('the relay to start and finish the analysis', async () => {
-      const r = await api.request('GET', `/analyses/${analysis.id}`, { key: org.keys.read });
-      return r.body.data.status !== 'processing' && r.body.data;
-    }, 120_000, 500);
+    const done = await waitFor(
+      'the relay to start and finish the analysis',
+      async () => {
+        const r = await api.request('GET', `/analyses/${analysis.id}`, { key: org.keys.read });
+        return r.body.data.status !== 'processing' && r.body.data;
+      },
+      120_000,
+      500,
+    );
     assert.equal(done.status, 'completed');
 
     // Starting it again (the API and the relay racing) finds the same workflow; nothing runs twice.
     await api.runtime.commands.analyses.startAnalysis(analysis);
     const runs = [];
-    for await (const wf of api.runtime.temporal.client.workflow.list({ query: `WorkflowId = "${analysis.id}"` })) runs.push(wf);
+    for await (const wf of api.runtime.temporal.client.workflow.list({ query: `WorkflowId = "${analysis.id}"` }))
+      runs.push(wf);
     assert.equal(runs.length, 1);
-    const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [analysis.id]);
+    const [products] = await sql<{ n: number }>(em, `select count(*)::int as n from products where analysis_id = ?`, [
+      analysis.id,
+    ]);
     assert.equal(products!.n, 1);
     await stopProcess(worker.child, 'SIGTERM');
   });
@@ -94,7 +126,9 @@ describe('durability between the database, Temporal and worker processes', () =>
   it('20 concurrent submissions against 10 credits: exactly 10 accepted, 10 refused with 402, balance 0', async () => {
     const poor = await createTestOrg(api.runtime, { credits: 10 });
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => api.request('POST', '/analyses', { key: poor.keys.write, body: { imageUrl: host.url('/beans.png') } })),
+      Array.from({ length: 20 }, () =>
+        api.request('POST', '/analyses', { key: poor.keys.write, body: { imageUrl: host.url('/beans.png') } }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [...Array(10).fill(202), ...Array(10).fill(402)]);
@@ -102,10 +136,17 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(refused.body.error.code, 'INSUFFICIENT_CREDITS');
     assert.deepEqual(refused.body.error.details, { creditsRequired: 1, creditsRemaining: 0 });
     assert.equal((await api.runtime.services.credits.balance(poor.id)).remaining, 0);
-    const [charges] = await sql<{ n: number }>(api.runtime.orm.em.fork(), `select count(*)::int as n from credit_entries where organisation_id = ? and reason = 'analysis'`, [poor.id]);
+    const [charges] = await sql<{ n: number }>(
+      api.runtime.orm.em.fork(),
+      `select count(*)::int as n from credit_entries where organisation_id = ? and reason = 'analysis'`,
+      [poor.id],
+    );
     assert.equal(charges!.n, 10);
 
-    const batch = await api.request('POST', '/analyses/batch', { key: poor.keys.write, body: { images: [{ imageUrl: host.url('/beans.png') }] } });
+    const batch = await api.request('POST', '/analyses/batch', {
+      key: poor.keys.write,
+      body: { images: [{ imageUrl: host.url('/beans.png') }] },
+    });
     assert.equal(batch.status, 402);
   });
 });

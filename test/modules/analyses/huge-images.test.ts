@@ -30,10 +30,15 @@ describe('huge images cost bounded work and memory', () => {
     api = await startTestApi({ TASK_QUEUE_PREFIX: prefix });
     org = await createTestOrg(api.runtime, { credits: 10 });
     // 10000×10000 white: a few hundred KB on the wire, 300 MB once decoded.
-    const huge = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#ffffff' } }).png({ compressionLevel: 9 }).toBuffer();
+    const huge = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     host = await startImageHost({
       '/huge.png': { body: huge },
-      '/shelf.jpg': { body: readFileSync(resolve(root, 'test/fixtures/synthetic-shelves/shelf-01.jpg')), type: 'image/jpeg' },
+      '/shelf.jpg': {
+        body: readFileSync(resolve(root, 'test/fixtures/synthetic-shelves/shelf-01.jpg')),
+        type: 'image/jpeg',
+      },
     });
     // The production worker with the real local recognizer, as its own process.
     worker = spawnWorker(prefix, { env: { RECOGNIZER: 'local', LOG_LEVEL: 'error' } });
@@ -45,10 +50,14 @@ describe('huge images cost bounded work and memory', () => {
   });
 
   async function final(id: string) {
-    return waitFor(`analysis ${id}`, async () => {
-      const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
-      return r.body.data.status !== 'processing' && r.body.data;
-    }, 180_000);
+    return waitFor(
+      `analysis ${id}`,
+      async () => {
+        const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        return r.body.data.status !== 'processing' && r.body.data;
+      },
+      180_000,
+    );
   }
 
   it('four 10000×10000 images at once fail with a clear code, a normal photo completes next, and the processes grow by less than 1 GB', async () => {
@@ -56,21 +65,30 @@ describe('huge images cost bounded work and memory', () => {
     await new Promise((r) => setTimeout(r, 2000));
     const start = { worker: memoryOf(worker.child.pid!).rss, api: memoryOf(process.pid).rss };
 
-    const submitted = await Promise.all(Array.from({ length: 4 }, () => api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/huge.png') } })));
+    const submitted = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/huge.png') } }),
+      ),
+    );
     const huge = await Promise.all(submitted.map((s) => final(s.body.data.id)));
     for (const a of huge) {
       assert.equal(a.status, 'failed');
       assert.equal(a.error.code, 'IMAGE_TOO_LARGE');
       assert.match(a.error.message, /10000×10000/);
     }
-    const normal = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/shelf.jpg') } });
+    const normal = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.jpg') },
+    });
     const done = await final(normal.body.data.id);
     assert.equal(done.status, 'completed');
     assert.ok(done.products.length > 0, 'the normal photo is read');
 
     const end = { worker: memoryOf(worker.child.pid!).peak, api: memoryOf(process.pid).peak };
     const growthMb = end.worker - start.worker + (end.api - start.api);
-    console.log(`# memory: worker ${start.worker.toFixed(0)} -> peak ${end.worker.toFixed(0)} MB, API ${start.api.toFixed(0)} -> peak ${end.api.toFixed(0)} MB, growth ${growthMb.toFixed(0)} MB`);
+    console.log(
+      `# memory: worker ${start.worker.toFixed(0)} -> peak ${end.worker.toFixed(0)} MB, API ${start.api.toFixed(0)} -> peak ${end.api.toFixed(0)} MB, growth ${growthMb.toFixed(0)} MB`,
+    );
     assert.ok(growthMb < 1024, `resident memory grew by ${growthMb.toFixed(0)} MB`);
     // Refused images are refunded: four refunds, one charge.
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, 9);

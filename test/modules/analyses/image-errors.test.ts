@@ -29,10 +29,14 @@ describe('failed image fetches say what the client can act on, and nothing about
   async function failed(imageUrl: string) {
     const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl } });
     assert.equal(res.status, 202);
-    return waitFor('the analysis to fail', async () => {
-      const r = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
-      return r.body.data.status !== 'processing' && r.body.data;
-    }, 120_000);
+    return waitFor(
+      'the analysis to fail',
+      async () => {
+        const r = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
+        return r.body.data.status !== 'processing' && r.body.data;
+      },
+      120_000,
+    );
   }
 
   it('a closed port and an unresolvable host: IMAGE_UNREACHABLE with a message free of addresses, ports and resolver text', async () => {
@@ -60,6 +64,7 @@ describe('failed image fetches say what the client can act on, and nothing about
     const described = await describeWhenStarted(api.runtime.temporal.client, res.body.data.id);
     const memo = JSON.stringify(described.memo);
     assert.equal(described.memo?.imageHost, 'images.example.com');
-    for (const secret of ['s3cr3t', 'abc123', 'aisle-4', 'pw', 'X-Amz']) assert.ok(!memo.includes(secret), `memo leaks ${secret}: ${memo}`);
+    for (const secret of ['s3cr3t', 'abc123', 'aisle-4', 'pw', 'X-Amz'])
+      assert.ok(!memo.includes(secret), `memo leaks ${secret}: ${memo}`);
   });
 });

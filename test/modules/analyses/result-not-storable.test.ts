@@ -36,7 +36,10 @@ describe('an analysis whose result the database refuses', () => {
 
   it('ends failed with RESULT_NOT_STORABLE, the credit refunded, an analysis_failed alert, and no SQL parameters in the message', async () => {
     const before = await api.runtime.services.credits.balance(org.id);
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/gold.png') } });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/gold.png') },
+    });
     assert.equal(res.status, 202);
     const id = res.body.data.id;
     const a = await waitFor('the analysis to end', async () => {
@@ -46,13 +49,28 @@ describe('an analysis whose result the database refuses', () => {
     assert.equal(a.status, 'failed');
     assert.equal(a.error.code, 'RESULT_NOT_STORABLE');
     assert.match(a.error.message, /22003/);
-    assert.doesNotMatch(a.error.message, /insert into|update "analyses"|9999999999/i, 'no statement and no bound values');
+    assert.doesNotMatch(
+      a.error.message,
+      /insert into|update "analyses"|9999999999/i,
+      'no statement and no bound values',
+    );
     assert.equal(a.products.length, 0);
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining);
     const em = api.runtime.orm.em.fork();
-    const ledger = await sql<{ reason: string; n: number }>(em, `select reason, count(*)::int as n from credit_entries where analysis_id = ? group by reason order by reason`, [id]);
-    assert.deepEqual(ledger, [{ reason: 'analysis', n: 1 }, { reason: 'refund', n: 1 }]);
-    const [alert] = await sql<{ metadata: any }>(em, `select metadata from alerts where type = 'analysis_failed' and source_id = ?`, [id]);
+    const ledger = await sql<{ reason: string; n: number }>(
+      em,
+      `select reason, count(*)::int as n from credit_entries where analysis_id = ? group by reason order by reason`,
+      [id],
+    );
+    assert.deepEqual(ledger, [
+      { reason: 'analysis', n: 1 },
+      { reason: 'refund', n: 1 },
+    ]);
+    const [alert] = await sql<{ metadata: any }>(
+      em,
+      `select metadata from alerts where type = 'analysis_failed' and source_id = ?`,
+      [id],
+    );
     assert.equal(alert?.metadata.errorCode, 'RESULT_NOT_STORABLE');
     const result = await api.runtime.temporal.client.workflow.getHandle(id).result();
     assert.deepEqual(result, { analysisId: id, status: 'failed', productCount: 0, errorCode: 'RESULT_NOT_STORABLE' });

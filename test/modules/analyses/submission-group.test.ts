@@ -20,7 +20,10 @@ describe('single submissions committed in groups', () => {
     const org = await createTestOrg(api.runtime, { credits: 45 });
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `g-${i}` } }),
+        api.request('POST', '/analyses', {
+          key: org.keys.write,
+          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `g-${i}` },
+        }),
       ),
     );
     const accepted = results.filter((r) => r.status === 202);
@@ -42,10 +45,19 @@ describe('single submissions committed in groups', () => {
 
     // Every accepted analysis has its workflow, and the outbox knows it (the relay will not start it again).
     const ids = accepted.map((r) => r.body.data.id as string);
-    for (const id of ids.slice(0, 5)) assert.equal((await describeWhenStarted(api.runtime.temporal.client, id)).workflowId, id);
-    await waitFor('every outbox mark', async () => {
-      const [row] = await sql<{ n: number }>(api.runtime.orm.em.fork(), `select count(*)::int as n from analyses where organisation_id = ? and workflow_started_at is not null`, [org.id]);
-      return row!.n === 45;
-    }, 10_000);
+    for (const id of ids.slice(0, 5))
+      assert.equal((await describeWhenStarted(api.runtime.temporal.client, id)).workflowId, id);
+    await waitFor(
+      'every outbox mark',
+      async () => {
+        const [row] = await sql<{ n: number }>(
+          api.runtime.orm.em.fork(),
+          `select count(*)::int as n from analyses where organisation_id = ? and workflow_started_at is not null`,
+          [org.id],
+        );
+        return row!.n === 45;
+      },
+      10_000,
+    );
   });
 });

@@ -18,31 +18,61 @@ describe('API key rotation and the per-organisation cap', () => {
     const made = await api.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'read' } });
     const id = made.body.data.id;
 
-    const first = await api.request('POST', `/api-keys/${id}/rotate`, { key: org.keys.admin, body: { gracePeriodSeconds: 60 } });
+    const first = await api.request('POST', `/api-keys/${id}/rotate`, {
+      key: org.keys.admin,
+      body: { gracePeriodSeconds: 60 },
+    });
     assert.equal(first.status, 200);
-    const [before] = await sql<{ expires_at: Date }>(api.runtime.orm.em.fork(), `select expires_at from api_keys where id = ?`, [id]);
+    const [before] = await sql<{ expires_at: Date }>(
+      api.runtime.orm.em.fork(),
+      `select expires_at from api_keys where id = ?`,
+      [id],
+    );
     // Rotating the expiring key again with a longer grace keeps the earlier end.
-    const second = await api.request('POST', `/api-keys/${id}/rotate`, { key: org.keys.admin, body: { gracePeriodSeconds: 3600 } });
+    const second = await api.request('POST', `/api-keys/${id}/rotate`, {
+      key: org.keys.admin,
+      body: { gracePeriodSeconds: 3600 },
+    });
     assert.equal(second.status, 200);
-    const [afterLonger] = await sql<{ expires_at: Date }>(api.runtime.orm.em.fork(), `select expires_at from api_keys where id = ?`, [id]);
+    const [afterLonger] = await sql<{ expires_at: Date }>(
+      api.runtime.orm.em.fork(),
+      `select expires_at from api_keys where id = ?`,
+      [id],
+    );
     assert.equal(new Date(afterLonger!.expires_at).getTime(), new Date(before!.expires_at).getTime(), 'not extended');
     // A shorter one shortens it.
     await api.request('POST', `/api-keys/${id}/rotate`, { key: org.keys.admin, body: { gracePeriodSeconds: 5 } });
-    const [afterShorter] = await sql<{ expires_at: Date }>(api.runtime.orm.em.fork(), `select expires_at from api_keys where id = ?`, [id]);
+    const [afterShorter] = await sql<{ expires_at: Date }>(
+      api.runtime.orm.em.fork(),
+      `select expires_at from api_keys where id = ?`,
+      [id],
+    );
     assert.ok(new Date(afterShorter!.expires_at).getTime() < new Date(before!.expires_at).getTime());
 
     // Expired: refused, and still expired.
-    await sql(api.runtime.orm.em.fork(), `update api_keys set expires_at = now() - interval '1 second' where id = ?`, [id]);
-    const expired = await api.request('POST', `/api-keys/${id}/rotate`, { key: org.keys.admin, body: { gracePeriodSeconds: 3600 } });
+    await sql(api.runtime.orm.em.fork(), `update api_keys set expires_at = now() - interval '1 second' where id = ?`, [
+      id,
+    ]);
+    const expired = await api.request('POST', `/api-keys/${id}/rotate`, {
+      key: org.keys.admin,
+      body: { gracePeriodSeconds: 3600 },
+    });
     assert.equal(expired.status, 409);
     assert.equal(expired.body.error.code, 'CONFLICT');
-    const [still] = await sql<{ live: boolean }>(api.runtime.orm.em.fork(), `select expires_at > now() as live from api_keys where id = ?`, [id]);
+    const [still] = await sql<{ live: boolean }>(
+      api.runtime.orm.em.fork(),
+      `select expires_at > now() as live from api_keys where id = ?`,
+      [id],
+    );
     assert.equal(still!.live, false, 'the expired key stays expired');
 
     // Revoked: refused.
     const other = await api.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'read' } });
     await api.request('DELETE', `/api-keys/${other.body.data.id}`, { key: org.keys.admin });
-    const revoked = await api.request('POST', `/api-keys/${other.body.data.id}/rotate`, { key: org.keys.admin, body: {} });
+    const revoked = await api.request('POST', `/api-keys/${other.body.data.id}/rotate`, {
+      key: org.keys.admin,
+      body: {},
+    });
     assert.equal(revoked.status, 409);
     assert.equal((await api.request('GET', '/places', { key: other.body.data.key })).status, 401);
   });
@@ -51,7 +81,11 @@ describe('API key rotation and the per-organisation cap', () => {
     const org = await createTestOrg(api.runtime);
     // The fixture made 3; fill to the cap less 5, then race 10 creations for the last 5 places.
     for (let i = 3; i < MAX_ACTIVE_KEYS - 5; i++) await api.runtime.services.apiKeys.create(org.id, 'read', `k${i}`);
-    const raced = await Promise.all(Array.from({ length: 10 }, () => api.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'read' } })));
+    const raced = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api.request('POST', '/api-keys', { key: org.keys.admin, body: { role: 'read' } }),
+      ),
+    );
     assert.equal(raced.filter((r) => r.status === 201).length, 5);
     const refused = raced.filter((r) => r.status === 409);
     assert.equal(refused.length, 5);

@@ -9,7 +9,14 @@ import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 
 const run = promisify(execFile);
 const cli = async (...args: string[]) =>
-  JSON.parse((await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], { cwd: resolve(import.meta.dirname, '../../..'), env: process.env })).stdout);
+  JSON.parse(
+    (
+      await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
+        cwd: resolve(import.meta.dirname, '../../..'),
+        env: process.env,
+      })
+    ).stdout,
+  );
 
 describe('members and invitations', () => {
   let api: TestApi;
@@ -19,33 +26,75 @@ describe('members and invitations', () => {
   before(async () => {
     api = await startTestApi();
     org = await createTestOrg(api.runtime);
-    owner = (await cli('member:add', '--org', org.id, '--email', 'Olivia@Shop.example', '--name', 'Olivia', '--role', 'owner')).userId;
+    owner = (
+      await cli('member:add', '--org', org.id, '--email', 'Olivia@Shop.example', '--name', 'Olivia', '--role', 'owner')
+    ).userId;
   });
   after(() => api.close());
 
   it('invites (admin only), refuses duplicates, accepts through the CLI, lists with filters', async () => {
-    assert.equal((await api.request('POST', '/members/invite', { key: org.keys.write, body: { email: 'sam@shop.example' } })).status, 403);
-    const bad = await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'nope', reportsTo: owner } });
+    assert.equal(
+      (await api.request('POST', '/members/invite', { key: org.keys.write, body: { email: 'sam@shop.example' } }))
+        .status,
+      403,
+    );
+    const bad = await api.request('POST', '/members/invite', {
+      key: org.keys.admin,
+      body: { email: 'nope', reportsTo: owner },
+    });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.error.details.fields[0].field, 'email');
-    const ghost = await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'x@shop.example', reportsTo: 'usr_ghost' } });
+    const ghost = await api.request('POST', '/members/invite', {
+      key: org.keys.admin,
+      body: { email: 'x@shop.example', reportsTo: 'usr_ghost' },
+    });
     assert.equal(ghost.body.error.details.fields[0].field, 'reportsTo');
-    const invited = await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'Sam@Shop.example', role: 'tasker', reportsTo: owner, phone: '+44 7700 900000' } });
+    const invited = await api.request('POST', '/members/invite', {
+      key: org.keys.admin,
+      body: { email: 'Sam@Shop.example', role: 'tasker', reportsTo: owner, phone: '+44 7700 900000' },
+    });
     assert.equal(invited.status, 201);
     assert.match(invited.body.data.invitationId, /^mbi_/);
     assert.equal(invited.body.data.role, 'tasker');
-    assert.equal((await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'sam@shop.example' } })).status, 409, 'pending duplicate');
-    assert.equal((await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'olivia@shop.example' } })).status, 409, 'already a member');
+    assert.equal(
+      (await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'sam@shop.example' } }))
+        .status,
+      409,
+      'pending duplicate',
+    );
+    assert.equal(
+      (await api.request('POST', '/members/invite', { key: org.keys.admin, body: { email: 'olivia@shop.example' } }))
+        .status,
+      409,
+      'already a member',
+    );
 
     const pending = await cli('invite:list', '--org', org.id);
-    assert.deepEqual(pending.map((p: any) => p.email), ['sam@shop.example']);
-    const sam = await cli('invite:accept', '--org', org.id, '--invitation', invited.body.data.invitationId, '--name', 'Sam');
+    assert.deepEqual(
+      pending.map((p: any) => p.email),
+      ['sam@shop.example'],
+    );
+    const sam = await cli(
+      'invite:accept',
+      '--org',
+      org.id,
+      '--invitation',
+      invited.body.data.invitationId,
+      '--name',
+      'Sam',
+    );
     assert.equal(sam.role, 'tasker');
 
     const taskers = await api.request('GET', '/members?role=tasker', { key: org.keys.read });
-    assert.deepEqual(taskers.body.data.map((m: any) => [m.name, m.email, m.reportsTo]), [['Sam', 'sam@shop.example', owner]]);
+    assert.deepEqual(
+      taskers.body.data.map((m: any) => [m.name, m.email, m.reportsTo]),
+      [['Sam', 'sam@shop.example', owner]],
+    );
     const search = await api.request('GET', '/members?search=OLIV', { key: org.keys.read });
-    assert.deepEqual(search.body.data.map((m: any) => m.userId), [owner]);
+    assert.deepEqual(
+      search.body.data.map((m: any) => m.userId),
+      [owner],
+    );
     const other = await createTestOrg(api.runtime);
     assert.equal((await api.request('GET', '/members', { key: other.keys.read })).body.data.length, 0);
   });
@@ -54,20 +103,44 @@ describe('members and invitations', () => {
     const services = createServices(api.runtime.orm.em.fork());
     const a = await services.members.add(org.id, { name: 'A', email: 'a@shop.example', role: 'member' });
     const b = await services.members.add(org.id, { name: 'B', email: 'b@shop.example', role: 'member' });
-    assert.equal((await api.request('PATCH', `/members/${b.id}`, { key: org.keys.admin, body: { reportsTo: a.id } })).status, 200);
+    assert.equal(
+      (await api.request('PATCH', `/members/${b.id}`, { key: org.keys.admin, body: { reportsTo: a.id } })).status,
+      200,
+    );
     const cycle = await api.request('PATCH', `/members/${a.id}`, { key: org.keys.admin, body: { reportsTo: b.id } });
     assert.equal(cycle.status, 422);
     assert.equal(cycle.body.error.details.fields[0].field, 'reportsTo');
-    assert.equal((await api.request('PATCH', `/members/${a.id}`, { key: org.keys.admin, body: { reportsTo: a.id } })).status, 422);
-    assert.equal((await api.request('PATCH', `/members/${a.id}`, { key: org.keys.write, body: { name: 'x' } })).status, 403);
+    assert.equal(
+      (await api.request('PATCH', `/members/${a.id}`, { key: org.keys.admin, body: { reportsTo: a.id } })).status,
+      422,
+    );
+    assert.equal(
+      (await api.request('PATCH', `/members/${a.id}`, { key: org.keys.write, body: { name: 'x' } })).status,
+      403,
+    );
 
     const demote = await api.request('PATCH', `/members/${owner}`, { key: org.keys.admin, body: { role: 'member' } });
     assert.equal(demote.status, 409);
     assert.equal((await api.request('DELETE', `/members/${owner}`, { key: org.keys.admin })).status, 409);
-    assert.equal((await api.request('PATCH', `/members/${a.id}`, { key: org.keys.admin, body: { role: 'owner', name: 'Alex' } })).body.data.name, 'Alex');
-    assert.equal((await api.request('DELETE', `/members/${owner}`, { key: org.keys.admin })).status, 200, 'another owner exists now');
-    assert.equal((await api.request('DELETE', `/members/${a.id}`, { key: org.keys.admin })).status, 409, 'now the last owner');
+    assert.equal(
+      (await api.request('PATCH', `/members/${a.id}`, { key: org.keys.admin, body: { role: 'owner', name: 'Alex' } }))
+        .body.data.name,
+      'Alex',
+    );
+    assert.equal(
+      (await api.request('DELETE', `/members/${owner}`, { key: org.keys.admin })).status,
+      200,
+      'another owner exists now',
+    );
+    assert.equal(
+      (await api.request('DELETE', `/members/${a.id}`, { key: org.keys.admin })).status,
+      409,
+      'now the last owner',
+    );
     const other = await createTestOrg(api.runtime);
-    assert.equal((await api.request('PATCH', `/members/${b.id}`, { key: other.keys.admin, body: { name: 'x' } })).status, 404);
+    assert.equal(
+      (await api.request('PATCH', `/members/${b.id}`, { key: other.keys.admin, body: { name: 'x' } })).status,
+      404,
+    );
   });
 });

@@ -25,9 +25,16 @@ describe('an organisation never loses its last owner', () => {
               api.request('PATCH', `/members/${a.id}`, { key: org.keys.admin, body: { role: 'member' } }),
               api.request('PATCH', `/members/${b.id}`, { key: org.keys.admin, body: { role: 'member' } }),
             ])
-          : await Promise.all([api.request('DELETE', `/members/${a.id}`, { key: org.keys.admin }), api.request('DELETE', `/members/${b.id}`, { key: org.keys.admin })]);
+          : await Promise.all([
+              api.request('DELETE', `/members/${a.id}`, { key: org.keys.admin }),
+              api.request('DELETE', `/members/${b.id}`, { key: org.keys.admin }),
+            ]);
       assert.deepEqual([x!.status, y!.status].sort(), [200, 409], `round ${round}`);
-      const [owners] = await sql<{ n: number }>(api.runtime.orm.em.fork(), `select count(*)::int as n from users where organisation_id = ? and role = 'owner'`, [org.id]);
+      const [owners] = await sql<{ n: number }>(
+        api.runtime.orm.em.fork(),
+        `select count(*)::int as n from users where organisation_id = ? and role = 'owner'`,
+        [org.id],
+      );
       assert.equal(owners!.n, 1, `round ${round}: exactly one owner left`);
     }
   });

@@ -14,7 +14,12 @@ describe('orders', () => {
     api = await startTestApi();
     [org, other] = await Promise.all([createTestOrg(api.runtime), createTestOrg(api.runtime)]);
     storeId = (await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Store' } })).body.data.id;
-    itemId = (await api.request('POST', '/inventory', { key: org.keys.write, body: { sku: 'BEANS-415', brand: 'Heinz', name: 'Beans 415g' } })).body.data.id;
+    itemId = (
+      await api.request('POST', '/inventory', {
+        key: org.keys.write,
+        body: { sku: 'BEANS-415', brand: 'Heinz', name: 'Beans 415g' },
+      })
+    ).body.data.id;
   });
   after(() => api.close());
 
@@ -40,11 +45,14 @@ describe('orders', () => {
     assert.match(o.id, /^ord_/);
     assert.match(o.orderNumber, /^PO-\d{6}$/);
     assert.equal(o.currency, 'GBP');
-    assert.deepEqual(o.items.map((l: any) => [l.sku, l.name, l.taxAmount, l.totalPrice]), [
-      ['GUM', 'Gum', 0.08, 1.13],
-      ['BEANS-415', 'Beans 415g', 10, 59.98],
-      [null, 'Bag', 0.01, 0.11],
-    ]);
+    assert.deepEqual(
+      o.items.map((l: any) => [l.sku, l.name, l.taxAmount, l.totalPrice]),
+      [
+        ['GUM', 'Gum', 0.08, 1.13],
+        ['BEANS-415', 'Beans 415g', 10, 59.98],
+        [null, 'Bag', 0.01, 0.11],
+      ],
+    );
     assert.equal(o.items[1].expectationId, itemId);
     assert.equal(o.items[1].taxPercent, 20, "the order's rate by default");
     assert.equal(o.subtotal, 51.13);
@@ -54,14 +62,26 @@ describe('orders', () => {
 
   it('50 concurrent creations get 50 distinct consecutive order numbers', async () => {
     const fresh = await createTestOrg(api.runtime);
-    const results = await Promise.all(Array.from({ length: 50 }, () => api.request('POST', '/orders', { key: fresh.keys.write, body: { supplierName: 'X' } })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        api.request('POST', '/orders', { key: fresh.keys.write, body: { supplierName: 'X' } }),
+      ),
+    );
     assert.ok(results.every((r) => r.status === 201));
     const numbers = results.map((r) => Number(r.body.data.orderNumber.slice(3))).sort((a, b) => a - b);
-    assert.deepEqual(numbers, Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
   });
 
   it('moves through the state machine; refuses the rest with 409; lines only while draft or pending', async () => {
-    const id = (await api.request('POST', '/orders', { key: org.keys.write, body: { supplierName: 'Nordic', items: [{ quantity: 1, unitPrice: 2, name: 'Milk' }] } })).body.data.id;
+    const id = (
+      await api.request('POST', '/orders', {
+        key: org.keys.write,
+        body: { supplierName: 'Nordic', items: [{ quantity: 1, unitPrice: 2, name: 'Milk' }] },
+      })
+    ).body.data.id;
     const patch = (body: object) => api.request('PATCH', `/orders/${id}`, { key: org.keys.write, body });
     const relined = await patch({ items: [{ quantity: 2, unitPrice: 2, name: 'Milk' }] });
     assert.equal(relined.body.data.total, 4);
@@ -72,7 +92,10 @@ describe('orders', () => {
     const late = await patch({ items: [] });
     assert.equal(late.status, 409);
     assert.equal(late.body.error.code, 'CONFLICT');
-    assert.equal((await patch({ status: 'shipped', expectedDeliveryDate: '2026-12-01' })).body.data.expectedDeliveryDate, '2026-12-01');
+    assert.equal(
+      (await patch({ status: 'shipped', expectedDeliveryDate: '2026-12-01' })).body.data.expectedDeliveryDate,
+      '2026-12-01',
+    );
     const delivered = await patch({ status: 'delivered' });
     assert.ok(delivered.body.data.actualDeliveryDate);
     assert.equal((await patch({ status: 'cancelled' })).status, 409);
@@ -85,9 +108,16 @@ describe('orders', () => {
     const list = await api.request('GET', '/orders?supplierName=brightWELL&status=draft', { key: org.keys.read });
     assert.ok(list.body.data.length >= 1 && list.body.data.every((o: any) => o.supplierName === 'Brightwell Foods'));
     assert.equal((await api.request('GET', `/orders?storeId=${storeId}`, { key: org.keys.read })).body.data.length, 1);
-    const badStore = await api.request('POST', '/orders', { key: org.keys.write, body: { storeId: 'pl_nope', items: [{ quantity: 1.0001, unitPrice: 1.234 }] } });
+    const badStore = await api.request('POST', '/orders', {
+      key: org.keys.write,
+      body: { storeId: 'pl_nope', items: [{ quantity: 1.0001, unitPrice: 1.234 }] },
+    });
     assert.equal(badStore.status, 422);
-    assert.deepEqual(badStore.body.error.details.fields.map((f: any) => f.field).sort(), ['items[0]', 'items[0].quantity', 'items[0].unitPrice']);
+    assert.deepEqual(badStore.body.error.details.fields.map((f: any) => f.field).sort(), [
+      'items[0]',
+      'items[0].quantity',
+      'items[0].unitPrice',
+    ]);
     const id = list.body.data[0].id;
     assert.equal((await api.request('GET', `/orders/${id}`, { key: other.keys.read })).status, 404);
     assert.equal((await api.request('DELETE', `/orders/${id}`, { key: org.keys.write })).status, 403);

@@ -36,8 +36,14 @@ describe('places', () => {
     assert.deepEqual(place.location, { lat: 51.5, lng: -0.12 });
     assert.ok(Date.parse(place.createdAt));
 
-    await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Aldi Leeds', countryCode: 'GB', channel: 'discount' } });
-    await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Carrefour Lyon', countryCode: 'FR', channel: 'hypermarket' } });
+    await api.request('POST', '/places', {
+      key: org.keys.write,
+      body: { title: 'Aldi Leeds', countryCode: 'GB', channel: 'discount' },
+    });
+    await api.request('POST', '/places', {
+      key: org.keys.write,
+      body: { title: 'Carrefour Lyon', countryCode: 'FR', channel: 'hypermarket' },
+    });
 
     const got = await api.request('GET', `/places/${place.id}`, { key: org.keys.read });
     assert.equal(got.status, 200);
@@ -46,14 +52,26 @@ describe('places', () => {
     const byCountry = await api.request('GET', '/places?countryCode=GB', { key: org.keys.read });
     assert.deepEqual(byCountry.body.data.map((p: any) => p.title).sort(), ['Aldi Leeds', 'Tesco Metro Holborn']);
     const byChannel = await api.request('GET', '/places?channel=hypermarket', { key: org.keys.read });
-    assert.deepEqual(byChannel.body.data.map((p: any) => p.title), ['Carrefour Lyon']);
+    assert.deepEqual(
+      byChannel.body.data.map((p: any) => p.title),
+      ['Carrefour Lyon'],
+    );
     const bySearch = await api.request('GET', '/places?search=holborn', { key: org.keys.read });
-    assert.deepEqual(bySearch.body.data.map((p: any) => p.id), [place.id]);
+    assert.deepEqual(
+      bySearch.body.data.map((p: any) => p.id),
+      [place.id],
+    );
     const byProject = await api.request('GET', `/places?projectId=${project.body.data.id}`, { key: org.keys.read });
-    assert.deepEqual(byProject.body.data.map((p: any) => p.id), [place.id]);
+    assert.deepEqual(
+      byProject.body.data.map((p: any) => p.id),
+      [place.id],
+    );
     assert.deepEqual(byProject.body.pagination, { cursor: null, hasMore: false });
 
-    const patched = await api.request('PATCH', `/places/${place.id}`, { key: org.keys.write, body: { title: 'Tesco Express Holborn', channel: null } });
+    const patched = await api.request('PATCH', `/places/${place.id}`, {
+      key: org.keys.write,
+      body: { title: 'Tesco Express Holborn', channel: null },
+    });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.data.title, 'Tesco Express Holborn');
     assert.equal(patched.body.data.channel, null);
@@ -84,7 +102,10 @@ describe('places', () => {
 
   it('refuses a projectId of another organisation, naming the field', async () => {
     const theirs = await api.request('POST', '/projects', { key: other.keys.write, body: { name: 'Theirs' } });
-    const res = await api.request('POST', '/places', { key: org.keys.write, body: { title: 'X', projectId: theirs.body.data.id } });
+    const res = await api.request('POST', '/places', {
+      key: org.keys.write,
+      body: { title: 'X', projectId: theirs.body.data.id },
+    });
     assert.equal(res.status, 422);
     assert.equal(res.body.error.details.fields[0].field, 'projectId');
   });

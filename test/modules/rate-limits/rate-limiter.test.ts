@@ -19,7 +19,11 @@ async function startApiProcess(port: number, env: Record<string, string>): Promi
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
     stdio: 'ignore',
   });
-  await waitFor('the second API process', async () => (await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => null))?.ok ?? false, 30_000);
+  await waitFor(
+    'the second API process',
+    async () => (await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => null))?.ok ?? false,
+    30_000,
+  );
   return child;
 }
 
@@ -31,7 +35,10 @@ for (const store of ['postgres', 'redis'] as const) {
     const env: Record<string, string> = store === 'redis' ? { REDIS_URL } : {};
 
     before(async () => {
-      a = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix(`rl-${store}`), ...(store === 'redis' ? { REDIS_URL } : {}) });
+      a = await startTestApi({
+        TASK_QUEUE_PREFIX: uniquePrefix(`rl-${store}`),
+        ...(store === 'redis' ? { REDIS_URL } : {}),
+      });
       const port = 30000 + Math.floor(Math.random() * 20000);
       b = await startApiProcess(port, env);
       bBase = `http://127.0.0.1:${port}`;
@@ -43,10 +50,19 @@ for (const store of ['postgres', 'redis'] as const) {
 
     it('one key over both processes: the (limit+1)-th request in the window is refused, on either process', async () => {
       const org = await createTestOrg(a.runtime, { plan: 'free' });
-      const send = (i: number) => (i % 2 === 0 ? a.request('GET', '/places', { key: org.keys.read }) : request(bBase, 'GET', '/places', { key: org.keys.read }));
+      const send = (i: number) =>
+        i % 2 === 0
+          ? a.request('GET', '/places', { key: org.keys.read })
+          : request(bBase, 'GET', '/places', { key: org.keys.read });
       const first = await Promise.all(Array.from({ length: 60 }, (_, i) => send(i)));
-      assert.deepEqual(first.map((r) => r.status), Array(60).fill(200));
-      assert.deepEqual(first.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y), Array.from({ length: 60 }, (_, i) => i));
+      assert.deepEqual(
+        first.map((r) => r.status),
+        Array(60).fill(200),
+      );
+      assert.deepEqual(
+        first.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y),
+        Array.from({ length: 60 }, (_, i) => i),
+      );
       for (const i of [0, 1]) {
         const refused = await send(i);
         assert.equal(refused.status, 429, `the 61st on process ${i === 0 ? 'A' : 'B'}`);
@@ -56,7 +72,10 @@ for (const store of ['postgres', 'redis'] as const) {
     });
 
     it('a batch takes all its slots or none; a take larger than the limit can never fit', async () => {
-      const limiter = new RateLimiter(a.runtime.orm.em.fork(), store === 'redis' ? () => redisWindows(REDIS_URL) : undefined);
+      const limiter = new RateLimiter(
+        a.runtime.orm.em.fork(),
+        store === 'redis' ? () => redisWindows(REDIS_URL) : undefined,
+      );
       const bucket = `test:${store}:${Math.random()}`;
       assert.equal((await limiter.consume(bucket, 5, 4)).allowed, true);
       const tooMany = await limiter.consume(bucket, 5, 2);

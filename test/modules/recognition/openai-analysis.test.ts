@@ -26,12 +26,22 @@ describe('an analysis through the openai recognizer with out-of-bounds model out
     chat = await startChatApi(() => ({
       json: answer({
         products: [
-          product({ brand: `Brand ${'b'.repeat(294)}`, description: 'Sparkling water 500ml', units: 4e15, price: 1.99, currency: 'United States dollar', confidenceScore: 0.9 }),
+          product({
+            brand: `Brand ${'b'.repeat(294)}`,
+            description: 'Sparkling water 500ml',
+            units: 4e15,
+            price: 1.99,
+            currency: 'United States dollar',
+            confidenceScore: 0.9,
+          }),
         ],
       }),
     }));
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('openai-analysis') });
-    const recognizer = new OpenAiRecognizer({ baseURL: chat.baseURL, apiKey: API_KEY, model: 'test-vision', timeoutMs: 10_000 }, {});
+    const recognizer = new OpenAiRecognizer(
+      { baseURL: chat.baseURL, apiKey: API_KEY, model: 'test-vision', timeoutMs: 10_000 },
+      {},
+    );
     stopWorkers = (await startTestWorkers(api.runtime, recognizer)).stop;
     org = await createTestOrg(api.runtime, { credits: 5 });
     host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(48) } });
@@ -45,7 +55,10 @@ describe('an analysis through the openai recognizer with out-of-bounds model out
 
   it('a 300-character brand, a 20-character currency and a huge count: completed with bounded values, credit taken once', async () => {
     const before = await api.runtime.services.credits.balance(org.id);
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/shelf.png') } });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.png') },
+    });
     assert.equal(res.status, 202);
     const id = res.body.data.id;
     const a = await waitFor('the analysis to end', async () => {
@@ -64,7 +77,11 @@ describe('an analysis through the openai recognizer with out-of-bounds model out
     assert.equal(a.totalUnits, 1000);
     assert.equal(a.totalValue, 1990);
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining - 1);
-    const [row] = await sql<{ n: number }>(api.runtime.orm.em.fork(), `select count(*)::int as n from credit_entries where analysis_id = ? and reason = 'refund'`, [id]);
+    const [row] = await sql<{ n: number }>(
+      api.runtime.orm.em.fork(),
+      `select count(*)::int as n from credit_entries where analysis_id = ? and reason = 'refund'`,
+      [id],
+    );
     assert.equal(row!.n, 0);
   });
 });

@@ -1,14 +1,43 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { OpenAiRecognizer, type OpenAiRecognizerOptions } from '../../../src/modules/recognition/engines/openai-recognizer.js';
-import { RecognitionRejectedError, type CatalogueEntry, type RecognizeInput } from '../../../src/modules/recognition/recognizer.js';
+import {
+  OpenAiRecognizer,
+  type OpenAiRecognizerOptions,
+} from '../../../src/modules/recognition/engines/openai-recognizer.js';
+import {
+  RecognitionRejectedError,
+  type CatalogueEntry,
+  type RecognizeInput,
+} from '../../../src/modules/recognition/recognizer.js';
 import { answer, API_KEY, completion, startChatApi } from '../../helpers/openai-chat-api.js';
 import { product } from '../../helpers/scripted-recognizer.js';
 
 const catalogue: CatalogueEntry[] = [
-  { sku: 'COLA-330', upc: '5449000000996', brand: 'Fizz', name: 'Classic Cola', category: 'beverages', subcategory: 'soft drinks', sizeValue: 330, sizeUnit: 'ml', expectedPrice: 1.29, currency: 'EUR' },
-  { sku: 'CHIPS-150', upc: null, brand: 'Crunch', name: 'Sea Salt Chips', category: 'snacks', subcategory: null, sizeValue: null, sizeUnit: null, expectedPrice: null, currency: null },
+  {
+    sku: 'COLA-330',
+    upc: '5449000000996',
+    brand: 'Fizz',
+    name: 'Classic Cola',
+    category: 'beverages',
+    subcategory: 'soft drinks',
+    sizeValue: 330,
+    sizeUnit: 'ml',
+    expectedPrice: 1.29,
+    currency: 'EUR',
+  },
+  {
+    sku: 'CHIPS-150',
+    upc: null,
+    brand: 'Crunch',
+    name: 'Sea Salt Chips',
+    category: 'snacks',
+    subcategory: null,
+    sizeValue: null,
+    sizeUnit: null,
+    expectedPrice: null,
+    currency: null,
+  },
 ];
 
 const cola = product({
@@ -30,13 +59,22 @@ const cola = product({
   sizeValue: 330,
   sizeUnit: 'ml',
 });
-const unknownChips = product({ brand: 'Crunch', units: 2, confidenceScore: 0.4, shelfPosition: 'bottom', shelfSection: 'right', fixtureType: 'shelf' });
+const unknownChips = product({
+  brand: 'Crunch',
+  units: 2,
+  confidenceScore: 0.4,
+  shelfPosition: 'bottom',
+  shelfSection: 'right',
+  fixtureType: 'shelf',
+});
 
 describe('openai recognizer against a real chat-completions endpoint', () => {
   let png: Buffer;
   let input: RecognizeInput;
   before(async () => {
-    png = await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
+    png = await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+      .png()
+      .toBuffer();
     input = { image: png, contentType: 'image/png', width: 32, height: 24, catalogue, runIndex: 0 };
   });
 
@@ -47,7 +85,10 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
   async function setup(script: Parameters<typeof startChatApi>[0], opts: OpenAiRecognizerOptions = {}) {
     const api = await startChatApi(script);
     servers.push(api);
-    const recognizer = new OpenAiRecognizer({ baseURL: api.baseURL, apiKey: API_KEY, model: 'test-vision', timeoutMs: 5_000, ...opts }, {});
+    const recognizer = new OpenAiRecognizer(
+      { baseURL: api.baseURL, apiKey: API_KEY, model: 'test-vision', timeoutMs: 5_000, ...opts },
+      {},
+    );
     return { api, recognizer };
   }
 
@@ -63,7 +104,10 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
     const parts: any[] = body.messages[1].content;
     const image = parts.find((p) => p.type === 'image_url');
     assert.equal(image.image_url.url, `data:image/png;base64,${png.toString('base64')}`);
-    const text = parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+    const text = parts
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join('\n');
     assert.match(text, /"sku":"COLA-330"/);
     assert.match(text, /"sku":"CHIPS-150"/);
     assert.match(text, /"size":"330 ml"/);
@@ -72,13 +116,21 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
     const item = body.response_format.json_schema.schema.properties.products.items;
     assert.deepEqual(new Set(item.required), new Set(Object.keys(cola)));
     assert.equal(item.additionalProperties, false);
-    assert.deepEqual(item.properties.shelfPosition.anyOf, [{ type: 'string', enum: ['top', 'eye-level', 'middle', 'bottom'] }, { type: 'null' }]);
+    assert.deepEqual(item.properties.shelfPosition.anyOf, [
+      { type: 'string', enum: ['top', 'eye-level', 'middle', 'bottom'] },
+      { type: 'null' },
+    ]);
     assert.deepEqual(item.properties.price.type, ['number', 'null']);
   });
 
   test('confidence is clamped to 0..1 and units to a whole number of at least 1, nothing else changes', async () => {
     const { recognizer } = await setup(() => ({
-      json: answer({ products: [{ ...cola, confidenceScore: 1.4, units: 0 }, { ...unknownChips, confidenceScore: -0.2, units: 2.6 }] }),
+      json: answer({
+        products: [
+          { ...cola, confidenceScore: 1.4, units: 0 },
+          { ...unknownChips, confidenceScore: -0.2, units: 2.6 },
+        ],
+      }),
     }));
     assert.deepEqual(await recognizer.recognize(input), [
       { ...cola, confidenceScore: 1, units: 1 },
@@ -145,7 +197,12 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
 
   test('429 then success: the first call fails retryably, the caller retries and the second succeeds', async () => {
     const { api, recognizer } = await setup((_, call) =>
-      call === 1 ? { status: 429, json: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } } : { json: answer({ products: [cola] }) },
+      call === 1
+        ? {
+            status: 429,
+            json: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } },
+          }
+        : { json: answer({ products: [cola] }) },
     );
     await assert.rejects(recognizer.recognize(input), (err: Error) => {
       assert.ok(!(err instanceof RecognitionRejectedError), String(err));
@@ -160,14 +217,26 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
 
   test('5xx is retryable; 400 and a bad key are rejected for good', async () => {
     const statuses = [500, 503, 400];
-    const { api, recognizer } = await setup((_, call) => ({ status: statuses[call - 1]!, json: { error: { message: `status ${statuses[call - 1]}` } } }));
+    const { api, recognizer } = await setup((_, call) => ({
+      status: statuses[call - 1]!,
+      json: { error: { message: `status ${statuses[call - 1]}` } },
+    }));
     for (const status of [500, 503]) {
-      await assert.rejects(recognizer.recognize(input), (err: Error) => !(err instanceof RecognitionRejectedError) && err.message.includes(String(status)));
+      await assert.rejects(
+        recognizer.recognize(input),
+        (err: Error) => !(err instanceof RecognitionRejectedError) && err.message.includes(String(status)),
+      );
     }
-    await assert.rejects(recognizer.recognize(input), (err: Error) => err instanceof RecognitionRejectedError && err.message.includes('400'));
+    await assert.rejects(
+      recognizer.recognize(input),
+      (err: Error) => err instanceof RecognitionRejectedError && err.message.includes('400'),
+    );
 
     const badKey = new OpenAiRecognizer({ baseURL: api.baseURL, apiKey: 'sk-wrong', model: 'test-vision' }, {});
-    await assert.rejects(badKey.recognize(input), (err: Error) => err instanceof RecognitionRejectedError && err.message.includes('401'));
+    await assert.rejects(
+      badKey.recognize(input),
+      (err: Error) => err instanceof RecognitionRejectedError && err.message.includes('401'),
+    );
   });
 
   test('an endpoint that never answers fails retryably once timeoutMs has passed', async () => {
@@ -185,15 +254,27 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
   test('a body that stalls after the headers also times out', async () => {
     const { recognizer } = await setup(() => ({ hang: true, headersOnly: true }), { timeoutMs: 300 });
     const started = Date.now();
-    await assert.rejects(recognizer.recognize(input), (err: Error) => !(err instanceof RecognitionRejectedError) && /within 300 ms/.test(err.message));
+    await assert.rejects(
+      recognizer.recognize(input),
+      (err: Error) => !(err instanceof RecognitionRejectedError) && /within 300 ms/.test(err.message),
+    );
     assert.ok(Date.now() - started < 2_000);
   });
 
   test('a refusal, or a content-filtered answer, is rejected for good', async () => {
-    const replies = [completion({ refusal: "I'm sorry, I can't help with that." }), completion({ content: '' }, 'content_filter')];
+    const replies = [
+      completion({ refusal: "I'm sorry, I can't help with that." }),
+      completion({ content: '' }, 'content_filter'),
+    ];
     const { recognizer } = await setup((_, call) => ({ json: replies[call - 1] }));
-    await assert.rejects(recognizer.recognize(input), (err: Error) => err instanceof RecognitionRejectedError && /refused.*can't help/.test(err.message));
-    await assert.rejects(recognizer.recognize(input), (err: Error) => err instanceof RecognitionRejectedError && /content filter/.test(err.message));
+    await assert.rejects(
+      recognizer.recognize(input),
+      (err: Error) => err instanceof RecognitionRejectedError && /refused.*can't help/.test(err.message),
+    );
+    await assert.rejects(
+      recognizer.recognize(input),
+      (err: Error) => err instanceof RecognitionRejectedError && /content filter/.test(err.message),
+    );
   });
 
   test("the caller's abort signal cancels the request with the caller's reason", async () => {
@@ -208,10 +289,16 @@ describe('openai recognizer against a real chat-completions endpoint', () => {
 
   test('settings come from the environment, and the API key is required', () => {
     assert.throws(() => new OpenAiRecognizer({}, {}), /OPENAI_API_KEY is required/);
-    assert.throws(() => new OpenAiRecognizer({}, { OPENAI_API_KEY: 'k', OPENAI_TIMEOUT_MS: 'soon' }), /OPENAI_TIMEOUT_MS/);
+    assert.throws(
+      () => new OpenAiRecognizer({}, { OPENAI_API_KEY: 'k', OPENAI_TIMEOUT_MS: 'soon' }),
+      /OPENAI_TIMEOUT_MS/,
+    );
     const r = new OpenAiRecognizer({}, { OPENAI_API_KEY: 'k' });
     assert.equal(r.name, 'openai');
     assert.equal(r.model, 'gpt-4o-mini');
-    assert.equal(new OpenAiRecognizer({}, { OPENAI_API_KEY: 'k', OPENAI_MODEL: 'gemini-2.5-flash' }).model, 'gemini-2.5-flash');
+    assert.equal(
+      new OpenAiRecognizer({}, { OPENAI_API_KEY: 'k', OPENAI_MODEL: 'gemini-2.5-flash' }).model,
+      'gemini-2.5-flash',
+    );
   });
 });

@@ -7,7 +7,17 @@ import { product } from '../../helpers/scripted-recognizer.js';
 
 describe('boundProduct (any engine, before the products insert)', () => {
   it('leaves a product within its columns unchanged', () => {
-    const p = product({ brand: 'Fizz', sku: 'COLA-330', upc: '5449000000996', price: 1.29, discountedPrice: 0.99, currency: 'EUR', units: 4, sizeValue: 330, sizeUnit: 'ml' });
+    const p = product({
+      brand: 'Fizz',
+      sku: 'COLA-330',
+      upc: '5449000000996',
+      price: 1.29,
+      discountedPrice: 0.99,
+      currency: 'EUR',
+      units: 4,
+      sizeValue: 330,
+      sizeUnit: 'ml',
+    });
     assert.deepEqual(boundProduct(p), p);
   });
 
@@ -41,15 +51,23 @@ describe('boundProduct (any engine, before the products insert)', () => {
     assert.equal(boundProduct(product({ units: 0.2 })).units, 1);
   });
 
-  it('the limits are the columns\' own (read from the entity metadata), so a column change cannot leave them behind', async () => {
+  it("the limits are the columns' own (read from the entity metadata), so a column change cannot leave them behind", async () => {
     const orm = await initORM(process.env.DATABASE_URL!);
     try {
-      const column = (entity: string, prop: string) => (orm.getMetadata().find(entity)!.properties as Record<string, { columnTypes: string[] }>)[prop]!.columnTypes[0]!.toLowerCase();
-      for (const prop of ['brand', 'sku', 'upc', 'category', 'subcategory', 'sizeUnit']) assert.equal(column('Product', prop), `varchar(${PRODUCT_LIMITS.text})`, prop);
+      const column = (entity: string, prop: string) =>
+        (orm.getMetadata().find(entity)!.properties as Record<string, { columnTypes: string[] }>)[
+          prop
+        ]!.columnTypes[0]!.toLowerCase();
+      for (const prop of ['brand', 'sku', 'upc', 'category', 'subcategory', 'sizeUnit'])
+        assert.equal(column('Product', prop), `varchar(${PRODUCT_LIMITS.text})`, prop);
       assert.equal(column('Product', 'currency'), 'varchar(3)');
       for (const prop of ['price', 'discountedPrice']) {
         const [, precision, scale] = /^numeric\((\d+),(\d+)\)$/.exec(column('Product', prop))!;
-        assert.equal(PRODUCT_LIMITS.maxPrice, Number(`${'9'.repeat(Number(precision) - Number(scale))}.${'9'.repeat(Number(scale))}`), prop);
+        assert.equal(
+          PRODUCT_LIMITS.maxPrice,
+          Number(`${'9'.repeat(Number(precision) - Number(scale))}.${'9'.repeat(Number(scale))}`),
+          prop,
+        );
       }
       assert.equal(column('Alert', 'title'), `varchar(${ALERT_TITLE_MAX})`);
     } finally {

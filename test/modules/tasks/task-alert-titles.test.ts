@@ -22,7 +22,9 @@ describe('task alerts built from names at their column maximum', () => {
   before(async () => {
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('task-titles') });
     // The shelf shows the priced item (found by barcode) at a price far from the expected one.
-    const recognizer = new ScriptedRecognizer(() => [product({ brand: 'Various', description: 'Priced', upc: '5000000000017', price: 9.99, units: 2 })]);
+    const recognizer = new ScriptedRecognizer(() => [
+      product({ brand: 'Various', description: 'Priced', upc: '5000000000017', price: 9.99, units: 2 }),
+    ]);
     stopWorkers = (await startTestWorkers(api.runtime, recognizer)).stop;
     org = await createTestOrg(api.runtime, { credits: 5 });
     host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(64) } });
@@ -41,18 +43,29 @@ describe('task alerts built from names at their column maximum', () => {
       ['LONG-MISSING', '5000000000024', longMissing],
       ['LONG-PRICED', '5000000000017', longPriced],
     ] as const) {
-      const res = await api.request('POST', '/inventory', { key: org.keys.write, body: { sku, upc, name, brand: 'Various', expectedPrice: 1 } });
+      const res = await api.request('POST', '/inventory', {
+        key: org.keys.write,
+        body: { sku, upc, name, brand: 'Various', expectedPrice: 1 },
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       ids.push(res.body.data.id);
     }
-    const created = await api.request('POST', '/tasks', { key: org.keys.write, body: { title: 'Long names', expectationIds: ids } });
+    const created = await api.request('POST', '/tasks', {
+      key: org.keys.write,
+      body: { title: 'Long names', expectationIds: ids },
+    });
     assert.equal(created.status, 201);
     const taskId = created.body.data.id;
-    const analysis = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/shelf.png'), taskId } });
+    const analysis = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.png'), taskId },
+    });
     assert.equal(analysis.status, 202);
 
     const alertsOf = async (type: string) =>
-      (await api.request('GET', `/alerts?type=${type}&limit=100`, { key: org.keys.read })).body.data.filter((a: any) => a.metadata?.taskId === taskId);
+      (await api.request('GET', `/alerts?type=${type}&limit=100`, { key: org.keys.read })).body.data.filter(
+        (a: any) => a.metadata?.taskId === taskId,
+      );
     const [outOfStock] = await waitFor('the out_of_stock alert', async () => {
       const found = await alertsOf('out_of_stock');
       return found.length > 0 && found;
@@ -76,7 +89,10 @@ describe('task alerts built from names at their column maximum', () => {
     assert.equal(done.complianceScore, 50);
     assert.equal(done.generationId, analysis.body.data.id);
 
-    const patched = await api.request('PATCH', `/tasks/${taskId}`, { key: org.keys.write, body: { notes: 'restock ordered' } });
+    const patched = await api.request('PATCH', `/tasks/${taskId}`, {
+      key: org.keys.write,
+      body: { notes: 'restock ordered' },
+    });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     assert.equal(patched.body.data.notes, 'restock ordered');
     assert.equal(patched.body.data.status, 'completed');

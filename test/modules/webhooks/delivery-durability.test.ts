@@ -25,7 +25,10 @@ describe('delivery durability', () => {
 
   it('a worker killed while a delivery waits for its retry loses nothing: a new worker makes the next attempt', async () => {
     const receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
-    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: receiver.url, events: ['*'] } });
+    const hook = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: receiver.url, events: ['*'] },
+    });
     const { child: first } = spawnWorker(prefix);
     children.push(first);
     const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
@@ -35,11 +38,23 @@ describe('delivery durability', () => {
     const { child: second } = spawnWorker(prefix);
     children.push(second);
     await waitFor('the second attempt, from the new worker', async () => receiver.received.length === 2, 60_000);
-    const [delivery] = (await api.request('GET', `/webhooks/${hook.body.data.id}/deliveries`, { key: org.keys.admin })).body.data;
+    const [delivery] = (await api.request('GET', `/webhooks/${hook.body.data.id}/deliveries`, { key: org.keys.admin }))
+      .body.data;
     assert.equal(delivery.id, test.body.data.deliveryId);
-    await waitFor('succeeded', async () => (await api.request('GET', `/webhooks/${hook.body.data.id}/deliveries`, { key: org.keys.admin })).body.data[0].status === 'succeeded');
-    assert.deepEqual(receiver.received.map((r) => r.headers['x-service-delivery']), [delivery.id, delivery.id]);
-    assert.ok(receiver.received[1]!.at - receiver.received[0]!.at >= 3900, 'the durable timer kept its schedule across the crash');
+    await waitFor(
+      'succeeded',
+      async () =>
+        (await api.request('GET', `/webhooks/${hook.body.data.id}/deliveries`, { key: org.keys.admin })).body.data[0]
+          .status === 'succeeded',
+    );
+    assert.deepEqual(
+      receiver.received.map((r) => r.headers['x-service-delivery']),
+      [delivery.id, delivery.id],
+    );
+    assert.ok(
+      receiver.received[1]!.at - receiver.received[0]!.at >= 3900,
+      'the durable timer kept its schedule across the crash',
+    );
     await receiver.close();
   });
 });

@@ -25,7 +25,12 @@ describe('webhooks and callbacks', () => {
 
   before(async () => {
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('webhooks'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE });
-    stopWorkers = (await startTestWorkers(api.runtime, new ScriptedRecognizer(() => [product({ brand: 'Heinz', description: 'Beans', units: 2, price: 1 })]))).stop;
+    stopWorkers = (
+      await startTestWorkers(
+        api.runtime,
+        new ScriptedRecognizer(() => [product({ brand: 'Heinz', description: 'Beans', units: 2, price: 1 })]),
+      )
+    ).stop;
     org = await createTestOrg(api.runtime, { credits: 50 });
     host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(80) } });
   });
@@ -36,11 +41,15 @@ describe('webhooks and callbacks', () => {
   });
 
   const createHook = async (url: string, events: string[] = ['*']) => {
-    const res = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events, description: 'test' } });
+    const res = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url, events, description: 'test' },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body.data as { id: string; secret: string };
   };
-  const deliveriesOf = async (webhookId: string) => (await api.request('GET', `/webhooks/${webhookId}/deliveries`, { key: org.keys.admin })).body.data;
+  const deliveriesOf = async (webhookId: string) =>
+    (await api.request('GET', `/webhooks/${webhookId}/deliveries`, { key: org.keys.admin })).body.data;
 
   it('delivers analysis.completed with the spec headers and body; an independent verifier accepts it; the callback comes too', async () => {
     const receiver = await startReceiver();
@@ -49,10 +58,17 @@ describe('webhooks and callbacks', () => {
     assert.match(hook.secret, /^whsec_[0-9a-f]{64}$/);
     const submitted = await api.request('POST', '/analyses', {
       key: org.keys.write,
-      body: { imageUrl: host.url('/shelf.png'), externalId: 'ext-1', callbackUrl: callback.url.replace('http://', 'https://') },
+      body: {
+        imageUrl: host.url('/shelf.png'),
+        externalId: 'ext-1',
+        callbackUrl: callback.url.replace('http://', 'https://'),
+      },
     });
     // Our test receivers speak plain HTTP on loopback: the HTTPS check on callbackUrl is the API's; point the row at the receiver.
-    await sql(api.runtime.orm.em.fork(), `update analyses set callback_url = ? where id = ?`, [callback.url, submitted.body.data.id]);
+    await sql(api.runtime.orm.em.fork(), `update analyses set callback_url = ? where id = ?`, [
+      callback.url,
+      submitted.body.data.id,
+    ]);
     await waitFor('the webhook delivery', async () => receiver.received.length === 1 && callback.received.length === 1);
 
     const [r] = receiver.received;
@@ -60,16 +76,33 @@ describe('webhooks and callbacks', () => {
     assert.equal(r!.headers['user-agent'], 'Service-Webhooks/1.0');
     assert.equal(r!.headers['x-service-event'], 'analysis.completed');
     assert.match(String(r!.headers['x-service-delivery']), /^dlv_/);
-    const event = stripe.webhooks.constructEvent(r!.raw, String(r!.headers['x-service-signature']), hook.secret) as unknown as Record<string, any>;
+    const event = stripe.webhooks.constructEvent(
+      r!.raw,
+      String(r!.headers['x-service-signature']),
+      hook.secret,
+    ) as unknown as Record<string, any>;
     assert.equal(event.event, 'analysis.completed');
     assert.equal(event.webhookId, hook.id);
     assert.ok(Date.parse(event.timestamp));
-    assert.deepEqual(Object.keys(event.data).sort(), ['completedAt', 'externalId', 'id', 'productCount', 'status', 'totalRuns', 'totalUnits', 'totalValue']);
+    assert.deepEqual(Object.keys(event.data).sort(), [
+      'completedAt',
+      'externalId',
+      'id',
+      'productCount',
+      'status',
+      'totalRuns',
+      'totalUnits',
+      'totalValue',
+    ]);
     assert.equal(event.data.id, submitted.body.data.id);
     assert.doesNotThrow(() => verifyWebhookSignature(r!.raw, String(r!.headers['x-service-signature']), hook.secret));
 
     const [c] = callback.received;
-    const cb = stripe.webhooks.constructEvent(c!.raw, String(c!.headers['x-service-signature']), submitted.body.data.callbackSecret) as unknown as Record<string, any>;
+    const cb = stripe.webhooks.constructEvent(
+      c!.raw,
+      String(c!.headers['x-service-signature']),
+      submitted.body.data.callbackSecret,
+    ) as unknown as Record<string, any>;
     assert.equal(cb.webhookId, null);
     assert.equal(cb.event, 'analysis.completed');
 
@@ -92,14 +125,27 @@ describe('webhooks and callbacks', () => {
     assert.deepEqual([...ids], [test.body.data.deliveryId], 'one delivery id across its retries');
     const bodies = new Set(receiver.received.map((r) => r.raw));
     assert.equal(bodies.size, 1, 'the same body bytes every attempt');
-    for (let i = 1; i < 4; i++) assert.ok(receiver.received[i]!.at - receiver.received[i - 1]!.at >= SCHEDULE[i - 1]! - 20, 'waits the scheduled delay');
-    for (const r of receiver.received) stripe.webhooks.constructEvent(r.raw, String(r.headers['x-service-signature']), hook.secret);
+    for (let i = 1; i < 4; i++)
+      assert.ok(
+        receiver.received[i]!.at - receiver.received[i - 1]!.at >= SCHEDULE[i - 1]! - 20,
+        'waits the scheduled delay',
+      );
+    for (const r of receiver.received)
+      stripe.webhooks.constructEvent(r.raw, String(r.headers['x-service-signature']), hook.secret);
 
     const delivery = await waitFor('succeeded', async () => {
       const [d] = await deliveriesOf(hook.id);
       return d.status === 'succeeded' && d;
     });
-    assert.deepEqual(delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.succeeded]), [[1, 500, false], [2, 500, false], [3, 500, false], [4, 200, true]]);
+    assert.deepEqual(
+      delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.succeeded]),
+      [
+        [1, 500, false],
+        [2, 500, false],
+        [3, 500, false],
+        [4, 200, true],
+      ],
+    );
     assert.equal(delivery.attempts[0].responseExcerpt, 'nope');
     await receiver.close();
   });
@@ -133,7 +179,11 @@ describe('webhooks and callbacks', () => {
     });
     assert.match(disabled.disabledReason, /410/);
     assert.equal(gone.received.length, 1);
-    const alerts = await sql<{ type: string; source_id: string }>(api.runtime.orm.em.fork(), `select type, source_id from alerts where organisation_id = ? and type = 'webhook_disabled'`, [org.id]);
+    const alerts = await sql<{ type: string; source_id: string }>(
+      api.runtime.orm.em.fork(),
+      `select type, source_id from alerts where organisation_id = ? and type = 'webhook_disabled'`,
+      [org.id],
+    );
     assert.ok(alerts.some((a) => a.source_id === goneHook.id));
     await gone.close();
   });
@@ -151,11 +201,17 @@ describe('webhooks and callbacks', () => {
     stripe.webhooks.constructEvent(receiver.received[0]!.raw, header, hook.secret);
     stripe.webhooks.constructEvent(receiver.received[0]!.raw, header, rotated.body.data.secret);
     assert.throws(() => verifyWebhookSignature(receiver.received[0]!.raw, header, 'whsec_wrong'));
-    assert.throws(() => verifyWebhookSignature(receiver.received[0]!.raw, header, hook.secret, { now: Math.floor(Date.now() / 1000) + 301 }));
+    assert.throws(() =>
+      verifyWebhookSignature(receiver.received[0]!.raw, header, hook.secret, {
+        now: Math.floor(Date.now() / 1000) + 301,
+      }),
+    );
     assert.throws(() => verifyWebhookSignature(receiver.received[0]!.raw + ' ', header, hook.secret));
 
     await waitFor('succeeded', async () => (await deliveriesOf(hook.id))[0].status === 'succeeded');
-    const again = await api.request('POST', `/webhooks/${hook.id}/deliveries/${test.body.data.deliveryId}/redeliver`, { key: org.keys.admin });
+    const again = await api.request('POST', `/webhooks/${hook.id}/deliveries/${test.body.data.deliveryId}/redeliver`, {
+      key: org.keys.admin,
+    });
     assert.equal(again.status, 200);
     await waitFor('redelivery', async () => receiver.received.length === 2);
     assert.equal(receiver.received[1]!.headers['x-service-delivery'], test.body.data.deliveryId);
@@ -163,14 +219,28 @@ describe('webhooks and callbacks', () => {
   });
 
   it('webhook management: validation, admin role, list, update, delete, cross-organisation 404', async () => {
-    assert.equal((await api.request('POST', '/webhooks', { key: org.keys.write, body: { url: 'https://x.example.com', events: ['*'] } })).status, 403);
-    const bad = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url: 'https://x.example.com', events: ['nope'] } });
+    assert.equal(
+      (
+        await api.request('POST', '/webhooks', {
+          key: org.keys.write,
+          body: { url: 'https://x.example.com', events: ['*'] },
+        })
+      ).status,
+      403,
+    );
+    const bad = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: 'https://x.example.com', events: ['nope'] },
+    });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.error.details.fields[0].field, 'events[0]');
     const hook = await createHook('https://hooks.example.com/a', ['task.created']);
     const list = await api.request('GET', '/webhooks', { key: org.keys.admin });
     assert.ok(list.body.data.some((w: any) => w.id === hook.id && w.secret === undefined));
-    const patched = await api.request('PATCH', `/webhooks/${hook.id}`, { key: org.keys.admin, body: { events: ['task.created', 'task.updated'], status: 'disabled' } });
+    const patched = await api.request('PATCH', `/webhooks/${hook.id}`, {
+      key: org.keys.admin,
+      body: { events: ['task.created', 'task.updated'], status: 'disabled' },
+    });
     assert.deepEqual(patched.body.data.events, ['task.created', 'task.updated']);
     assert.equal(patched.body.data.status, 'disabled');
     const other = await createTestOrg(api.runtime);
@@ -181,14 +251,31 @@ describe('webhooks and callbacks', () => {
 
   it('refuses private, loopback, link-local and metadata addresses with the guard on, before connecting', async () => {
     const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config });
-    for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest', 'https://[::1]/hook', 'https://localhost/hook']) {
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest',
+      'https://[::1]/hook',
+      'https://localhost/hook',
+    ]) {
       const hook = await createHook(url);
       const em = api.runtime.orm.em.fork();
-      const event = await createServices(em).events.record(em, { organisationId: org.id, type: 'task.created', dedupeKey: `guard:${url}`, data: {} });
+      const event = await createServices(em).events.record(em, {
+        organisationId: org.id,
+        type: 'task.created',
+        dedupeKey: `guard:${url}`,
+        data: {},
+      });
       const [ref] = await services.deliveries.fanOut(event.id, hook.id);
-      const outcome = await services.deliveries.attempt(ref!.id, 1000, { timeoutMs: 2000, allowPrivate: false, disableAfterMs: 1e12 });
+      const outcome = await services.deliveries.attempt(ref!.id, 1000, {
+        timeoutMs: 2000,
+        allowPrivate: false,
+        disableAfterMs: 1e12,
+      });
       assert.equal(outcome.outcome, 'retry');
-      const [attempt] = await sql<{ error: string }>(em, `select error from delivery_attempts where delivery_id = ?`, [ref!.id]);
+      const [attempt] = await sql<{ error: string }>(em, `select error from delivery_attempts where delivery_id = ?`, [
+        ref!.id,
+      ]);
       assert.match(attempt!.error, /not allowed \(a private or reserved network\)/, url);
       assert.doesNotMatch(attempt!.error, /\d+\.\d+\.\d+\.\d+|::1|169\.254/, 'no address in the public error');
       // Leave nothing for a relay (of a test that runs one) to deliver for real.
@@ -203,26 +290,51 @@ describe('webhooks and callbacks', () => {
     const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
     const fanOrg = await createTestOrg(api.runtime);
     for (const r of receivers) {
-      const res = await api.request('POST', '/webhooks', { key: fanOrg.keys.admin, body: { url: r.url, events: ['task.created'] } });
+      const res = await api.request('POST', '/webhooks', {
+        key: fanOrg.keys.admin,
+        body: { url: r.url, events: ['task.created'] },
+      });
       assert.equal(res.status, 201);
     }
     const em = api.runtime.orm.em.fork();
     const services = createServices(em, { config: api.runtime.config });
     const eventIds: string[] = [];
     for (let i = 0; i < EVENTS; i++) {
-      const e = await em.transactional((tx) => services.events.record(tx, { organisationId: fanOrg.id, type: 'task.created', dedupeKey: `fan:${fanOrg.id}:${i}`, data: { taskId: `tsk_${i}` } }));
+      const e = await em.transactional((tx) =>
+        services.events.record(tx, {
+          organisationId: fanOrg.id,
+          type: 'task.created',
+          dedupeKey: `fan:${fanOrg.id}:${i}`,
+          data: { taskId: `tsk_${i}` },
+        }),
+      );
       eventIds.push(e.id);
     }
-    const dispatcher = createCommands(services, { client: api.runtime.temporal.client, config: api.runtime.config }).events;
+    const dispatcher = createCommands(services, {
+      client: api.runtime.temporal.client,
+      config: api.runtime.config,
+    }).events;
     let next = 0;
-    await Promise.all(Array.from({ length: 10 }, async () => {
-      while (next < eventIds.length) await dispatcher.dispatch(eventIds[next++]!);
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (next < eventIds.length) await dispatcher.dispatch(eventIds[next++]!);
+      }),
+    );
     // A repeated fan-out (a retried activity) creates nothing new.
     await dispatcher.dispatch(eventIds[0]!);
-    const [count] = await sql<{ n: number }>(em, `select count(*)::int as n from deliveries where organisation_id = ?`, [fanOrg.id]);
+    const [count] = await sql<{ n: number }>(
+      em,
+      `select count(*)::int as n from deliveries where organisation_id = ?`,
+      [fanOrg.id],
+    );
     assert.equal(count!.n, 3 * EVENTS);
-    await waitFor('every delivery received', async () => receivers.every((r) => new Set(r.received.map((x) => x.headers['x-service-delivery'])).size === EVENTS), 120_000, 200);
+    await waitFor(
+      'every delivery received',
+      async () =>
+        receivers.every((r) => new Set(r.received.map((x) => x.headers['x-service-delivery'])).size === EVENTS),
+      120_000,
+      200,
+    );
     for (const r of receivers) {
       const ids = r.received.map((x) => x.headers['x-service-delivery']);
       assert.equal(new Set(ids).size, EVENTS, 'every delivery received');

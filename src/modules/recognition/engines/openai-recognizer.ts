@@ -3,7 +3,13 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { z } from 'zod';
 import { FIXTURE_TYPES, SHELF_POSITIONS, SHELF_SECTIONS } from '../../products/product.entity.js';
 import { boundCurrency, boundIdentifier, boundPrice, boundScore, boundText, boundUnits } from '../product-bounds.js';
-import { RecognitionRejectedError, type CatalogueEntry, type RecognizedProduct, type RecognizeInput, type Recognizer } from '../recognizer.js';
+import {
+  RecognitionRejectedError,
+  type CatalogueEntry,
+  type RecognizedProduct,
+  type RecognizeInput,
+  type Recognizer,
+} from '../recognizer.js';
 
 /** The catalogue rides in every request; past this many entries it costs more tokens than it helps. */
 export const MAX_CATALOGUE_ENTRIES = 500;
@@ -14,7 +20,9 @@ export type OpenAiRecognizerOptions = { baseURL?: string; apiKey?: string; model
 // a process that runs another recognizer never needs OPENAI_API_KEY.
 const settingsSchema = z.object({
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
-  OPENAI_API_KEY: z.string({ error: 'OPENAI_API_KEY is required when RECOGNIZER=openai' }).min(1, 'OPENAI_API_KEY must not be empty'),
+  OPENAI_API_KEY: z
+    .string({ error: 'OPENAI_API_KEY is required when RECOGNIZER=openai' })
+    .min(1, 'OPENAI_API_KEY must not be empty'),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
   OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });
@@ -39,7 +47,10 @@ function settings(opts: OpenAiRecognizerOptions, env: NodeJS.ProcessEnv) {
 // accepted everywhere). No minimum/maximum keywords: several compatible endpoints reject them,
 // and the zod check below enforces the ranges anyway.
 const nullable = (type: string, description: string) => ({ type: [type, 'null'], description });
-const nullableEnum = (values: readonly string[], description: string) => ({ anyOf: [{ type: 'string', enum: [...values] }, { type: 'null' }], description });
+const nullableEnum = (values: readonly string[], description: string) => ({
+  anyOf: [{ type: 'string', enum: [...values] }, { type: 'null' }],
+  description,
+});
 
 const productProperties = {
   brand: nullable('string', 'Brand as printed on the pack, or null.'),
@@ -68,7 +79,12 @@ export const RESPONSE_SCHEMA = {
   properties: {
     products: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: Object.keys(productProperties), properties: productProperties },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: Object.keys(productProperties),
+        properties: productProperties,
+      },
     },
   },
 };
@@ -139,7 +155,10 @@ function compactCatalogue(catalogue: CatalogueEntry[]): string {
 
 function catalogueText(catalogue: CatalogueEntry[]): string {
   if (catalogue.length === 0) return 'The store has no catalogue: leave sku null for every product.';
-  const partial = catalogue.length > MAX_CATALOGUE_ENTRIES ? ` (the first ${MAX_CATALOGUE_ENTRIES} of ${catalogue.length} entries)` : '';
+  const partial =
+    catalogue.length > MAX_CATALOGUE_ENTRIES
+      ? ` (the first ${MAX_CATALOGUE_ENTRIES} of ${catalogue.length} entries)`
+      : '';
   return `Store catalogue${partial}, as JSON:\n${compactCatalogue(catalogue)}`;
 }
 
@@ -164,7 +183,12 @@ export class OpenAiRecognizer implements Recognizer {
     this.model = s.OPENAI_MODEL;
     this.timeoutMs = s.OPENAI_TIMEOUT_MS;
     this.baseURL = s.OPENAI_BASE_URL;
-    this.client = new OpenAI({ baseURL: s.OPENAI_BASE_URL, apiKey: s.OPENAI_API_KEY, timeout: s.OPENAI_TIMEOUT_MS, maxRetries: 0 });
+    this.client = new OpenAI({
+      baseURL: s.OPENAI_BASE_URL,
+      apiKey: s.OPENAI_API_KEY,
+      timeout: s.OPENAI_TIMEOUT_MS,
+      maxRetries: 0,
+    });
   }
 
   async recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
@@ -177,11 +201,17 @@ export class OpenAiRecognizer implements Recognizer {
           content: [
             { type: 'text', text: catalogueText(input.catalogue) },
             // Labels and pack text are small in a shelf photo: the low-detail rendering cannot read them.
-            { type: 'image_url', image_url: { url: `data:${input.contentType};base64,${input.image.toString('base64')}`, detail: 'high' } },
+            {
+              type: 'image_url',
+              image_url: { url: `data:${input.contentType};base64,${input.image.toString('base64')}`, detail: 'high' },
+            },
           ],
         },
       ],
-      response_format: { type: 'json_schema', json_schema: { name: 'shelf_products', strict: true, schema: RESPONSE_SCHEMA } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'shelf_products', strict: true, schema: RESPONSE_SCHEMA },
+      },
     };
 
     // The SDK's timeout stops at the response headers; this deadline also covers a body that stalls.
@@ -205,8 +235,10 @@ export class OpenAiRecognizer implements Recognizer {
     if (err instanceof APIConnectionTimeoutError || deadline.aborted) {
       return new Error(`openai recognizer: no answer from ${where} within ${this.timeoutMs} ms`, { cause: err });
     }
-    if (err instanceof APIUserAbortError) return new Error(`openai recognizer: request to ${where} aborted`, { cause: err });
-    if (err instanceof APIConnectionError) return new Error(`openai recognizer: cannot reach ${where}: ${err.message}`, { cause: err });
+    if (err instanceof APIUserAbortError)
+      return new Error(`openai recognizer: request to ${where} aborted`, { cause: err });
+    if (err instanceof APIConnectionError)
+      return new Error(`openai recognizer: cannot reach ${where}: ${err.message}`, { cause: err });
     if (err instanceof APIError && err.status !== undefined) {
       const message = `openai recognizer: ${where} answered HTTP ${err.message}`;
       if (transientStatus(err.status)) return new Error(message, { cause: err });
@@ -221,11 +253,15 @@ export class OpenAiRecognizer implements Recognizer {
   private parse(completion: ChatCompletion): RecognizedProduct[] {
     // A body that is not a chat completion (wrong base URL behind a catch-all proxy, for example).
     const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-    if (!choice?.message) throw new RecognitionRejectedError(`openai recognizer: ${this.baseURL} did not answer with a chat completion`);
+    if (!choice?.message)
+      throw new RecognitionRejectedError(`openai recognizer: ${this.baseURL} did not answer with a chat completion`);
     const { message, finish_reason: finish } = choice;
-    if (message.refusal) throw new RecognitionRejectedError(`openai recognizer: the model refused the image: ${message.refusal}`);
-    if (finish === 'content_filter') throw new RecognitionRejectedError('openai recognizer: the answer was blocked by the content filter');
-    if (finish === 'length') throw new RecognitionRejectedError('openai recognizer: the answer was cut off at the output token limit');
+    if (message.refusal)
+      throw new RecognitionRejectedError(`openai recognizer: the model refused the image: ${message.refusal}`);
+    if (finish === 'content_filter')
+      throw new RecognitionRejectedError('openai recognizer: the answer was blocked by the content filter');
+    if (finish === 'length')
+      throw new RecognitionRejectedError('openai recognizer: the answer was cut off at the output token limit');
     if (typeof message.content !== 'string' || message.content.trim() === '') {
       throw new RecognitionRejectedError('openai recognizer: the model gave an empty answer');
     }
@@ -239,7 +275,9 @@ export class OpenAiRecognizer implements Recognizer {
     const result = answerSchema.safeParse(json);
     if (!result.success) {
       const issues = result.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-      throw new RecognitionRejectedError(`openai recognizer: the answer does not match the product schema: ${issues.join('; ')}`);
+      throw new RecognitionRejectedError(
+        `openai recognizer: the answer does not match the product schema: ${issues.join('; ')}`,
+      );
     }
     return result.data.products;
   }

@@ -14,7 +14,8 @@ import { decodePhoto } from '../../../../src/modules/recognition/engines/local/p
 const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
 type Truth = { products: { sku: string; units: number; label: { bbox: [number, number, number, number] } }[] };
 const truthOf = (name: string) => JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as Truth;
-const inside = (b: { x0: number; y0: number; x1: number; y1: number }, [x0, y0, x1, y1]: number[]) => (x0! + x1!) / 2 > b.x0 && (x0! + x1!) / 2 < b.x1 && (y0! + y1!) / 2 > b.y0 && (y0! + y1!) / 2 < b.y1;
+const inside = (b: { x0: number; y0: number; x1: number; y1: number }, [x0, y0, x1, y1]: number[]) =>
+  (x0! + x1!) / 2 > b.x0 && (x0! + x1!) / 2 < b.x1 && (y0! + y1!) / 2 > b.y0 && (y0! + y1!) / 2 < b.y1;
 
 describe('local recognizer stages', () => {
   const pool = new OcrPool(1);
@@ -34,7 +35,9 @@ describe('local recognizer stages', () => {
     const [boxes, packs] = await Promise.all([findLabelBoxes(photo), packMask(photo)]);
     for (const p of truthOf('shelf-05').products) {
       const label = boxes.find((b) => inside(b, p.label.bbox))!;
-      const next = boxes.filter((b) => b.x0 > label.x0 && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2).map((b) => b.x0);
+      const next = boxes
+        .filter((b) => b.x0 > label.x0 && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2)
+        .map((b) => b.x0);
       assert.equal(countPacks(packs, label, Math.min(1600, ...next)).units, p.units, p.sku);
     }
   });
@@ -44,8 +47,17 @@ describe('local recognizer stages', () => {
       <text x="10" y="40" font-family="DejaVu Sans" font-size="26">Polar Peak Whole Milk 2L</text>
       <text x="10" y="130" font-family="DejaVu Sans" font-size="48" font-weight="bold">£1.11</text></svg>`;
     const text = await sharp(Buffer.from(svg)).png().toBuffer();
-    const code = await sharp(Buffer.from(bwipjs.toSVG({ bcid: 'ean13', text: '5010345865092', height: 8, includetext: false }))).resize(200, 50, { fit: 'fill' }).png().toBuffer();
-    const { data, info } = await sharp(text).composite([{ input: code, left: 380, top: 95 }]).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const code = await sharp(
+      Buffer.from(bwipjs.toSVG({ bcid: 'ean13', text: '5010345865092', height: 8, includetext: false })),
+    )
+      .resize(200, 50, { fit: 'fill' })
+      .png()
+      .toBuffer();
+    const { data, info } = await sharp(text)
+      .composite([{ input: code, left: 380, top: 95 }])
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const regions = barRegions(data, info.width, info.height);
     assert.equal(regions.length, 1);
     const [r] = regions;
@@ -59,7 +71,14 @@ describe('local recognizer stages', () => {
       <text x="300" y="272" font-family="DejaVu Sans" font-size="64" font-weight="bold" fill="#111">198</text></svg>`;
     const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
     const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-    const products = await new LocalRecognizer({ ocr: pool }).recognize({ image, contentType: 'image/jpeg', width: 900, height: 500, catalogue, runIndex: 0 });
+    const products = await new LocalRecognizer({ ocr: pool }).recognize({
+      image,
+      contentType: 'image/jpeg',
+      width: 900,
+      height: 500,
+      catalogue,
+      runIndex: 0,
+    });
     assert.equal(products.length, 1);
     assert.equal(products[0]!.sku, 'SUN-COLA-9');
     assert.equal(products[0]!.price, 198);
@@ -72,7 +91,14 @@ describe('local recognizer stages', () => {
     const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
     assert.deepEqual(await findLabelBoxes(await decodePhoto(image)), []);
     const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-    const products = await new LocalRecognizer({ ocr: pool }).recognize({ image, contentType: 'image/jpeg', width: 900, height: 500, catalogue, runIndex: 0 });
+    const products = await new LocalRecognizer({ ocr: pool }).recognize({
+      image,
+      contentType: 'image/jpeg',
+      width: 900,
+      height: 500,
+      catalogue,
+      runIndex: 0,
+    });
     assert.equal(products.length, 1);
     assert.equal(products[0]!.sku, 'SUN-COLA-9');
     assert.equal(products[0]!.price, 3.08);

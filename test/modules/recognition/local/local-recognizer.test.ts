@@ -14,7 +14,10 @@ import { startTestWorkers, uniquePrefix } from '../../../helpers/worker.js';
 
 const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
 const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-const truthOf = (name: string) => JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as { products: { sku: string; price: number; discountedPrice: number | null; shelfPosition: string }[] };
+const truthOf = (name: string) =>
+  JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as {
+    products: { sku: string; price: number; discountedPrice: number | null; shelfPosition: string }[];
+  };
 
 describe('local recognizer on the committed synthetic shelves (offline: OCR data and barcode wasm from node_modules)', () => {
   let recognizer: Recognizer;
@@ -39,14 +42,24 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
     it(`reads ${name}: catalogue items with their prices and positions, nothing invented`, async () => {
       const image = readFileSync(`${dir}/${name}.jpg`);
       const meta = await sharp(image).metadata();
-      const products = await recognizer.recognize({ image, contentType: 'image/jpeg', width: meta.width!, height: meta.height!, catalogue, runIndex: 0 });
+      const products = await recognizer.recognize({
+        image,
+        contentType: 'image/jpeg',
+        width: meta.width!,
+        height: meta.height!,
+        catalogue,
+        runIndex: 0,
+      });
       const truth = truthOf(name);
       const bySku = new Map(truth.products.map((p) => [p.sku, p]));
       const found = products.filter((p) => p.sku);
       const right = found.filter((p) => bySku.has(p.sku!));
       assert.equal(right.length, found.length, 'every catalogue item reported is on the shelf');
       assert.ok(right.length / truth.products.length >= 0.8, `recall ${right.length}/${truth.products.length}`);
-      const priced = right.filter((p) => p.price === bySku.get(p.sku!)!.price && (p.discountedPrice ?? null) === bySku.get(p.sku!)!.discountedPrice);
+      const priced = right.filter(
+        (p) =>
+          p.price === bySku.get(p.sku!)!.price && (p.discountedPrice ?? null) === bySku.get(p.sku!)!.discountedPrice,
+      );
       assert.ok(priced.length / right.length >= 0.9, `prices ${priced.length}/${right.length}`);
       for (const p of right) {
         assert.equal(p.shelfPosition, bySku.get(p.sku!)!.shelfPosition, p.sku!);
@@ -59,14 +72,32 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
     const org = await createTestOrg(api.runtime, { credits: 5 });
     const bulk = await api.request('POST', '/inventory/bulk', {
       key: org.keys.write,
-      body: { items: catalogue.map((c: any) => ({ sku: c.sku, upc: c.upc, brand: c.brand, name: c.name, category: c.category, expectedPrice: c.expectedPrice, currency: c.currency })) },
+      body: {
+        items: catalogue.map((c: any) => ({
+          sku: c.sku,
+          upc: c.upc,
+          brand: c.brand,
+          name: c.name,
+          category: c.category,
+          expectedPrice: c.expectedPrice,
+          currency: c.currency,
+        })),
+      },
     });
     assert.equal(bulk.status, 200);
-    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url('/shelf-02.jpg') } });
-    const done = await waitFor('the analysis', async () => {
-      const a = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
-      return a.body.data.status !== 'processing' && a.body.data;
-    }, 120_000, 500);
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf-02.jpg') },
+    });
+    const done = await waitFor(
+      'the analysis',
+      async () => {
+        const a = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
+        return a.body.data.status !== 'processing' && a.body.data;
+      },
+      120_000,
+      500,
+    );
     assert.equal(done.status, 'completed');
     const truth = truthOf('shelf-02');
     const skus = new Set(truth.products.map((p) => p.sku));

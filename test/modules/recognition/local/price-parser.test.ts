@@ -4,23 +4,59 @@ import { parseLabelPrices } from '../../../../src/modules/recognition/engines/lo
 
 describe('label price parser', () => {
   it('reads single prices in the common notations', () => {
-    assert.deepEqual(parseLabelPrices('Orange Juice 1L 2.49'), { price: 2.49, discountedPrice: null, onSale: false, currency: null, multiBuy: null });
+    assert.deepEqual(parseLabelPrices('Orange Juice 1L 2.49'), {
+      price: 2.49,
+      discountedPrice: null,
+      onSale: false,
+      currency: null,
+      multiBuy: null,
+    });
     assert.equal(parseLabelPrices('$1.99')!.currency, 'USD');
     assert.equal(parseLabelPrices('$1.99')!.price, 1.99);
-    assert.deepEqual(parseLabelPrices('Milch 1,99 €'), { price: 1.99, discountedPrice: null, onSale: false, currency: 'EUR', multiBuy: null });
+    assert.deepEqual(parseLabelPrices('Milch 1,99 €'), {
+      price: 1.99,
+      discountedPrice: null,
+      onSale: false,
+      currency: 'EUR',
+      multiBuy: null,
+    });
     assert.equal(parseLabelPrices('£12.00')!.price, 12);
     assert.equal(parseLabelPrices('99p')!.price, 0.99);
     assert.equal(parseLabelPrices('Brightwell Cola'), null);
   });
 
   it('treats two prices as regular and discounted', () => {
-    assert.deepEqual(parseLabelPrices('WAS £3.00 NOW £2.00'), { price: 3, discountedPrice: 2, onSale: true, currency: 'GBP', multiBuy: null });
-    assert.deepEqual(parseLabelPrices('£1.50 £2.25'), { price: 2.25, discountedPrice: 1.5, onSale: true, currency: 'GBP', multiBuy: null });
+    assert.deepEqual(parseLabelPrices('WAS £3.00 NOW £2.00'), {
+      price: 3,
+      discountedPrice: 2,
+      onSale: true,
+      currency: 'GBP',
+      multiBuy: null,
+    });
+    assert.deepEqual(parseLabelPrices('£1.50 £2.25'), {
+      price: 2.25,
+      discountedPrice: 1.5,
+      onSale: true,
+      currency: 'GBP',
+      multiBuy: null,
+    });
   });
 
   it('reads two-for offers', () => {
-    assert.deepEqual(parseLabelPrices('£2.00 2 for £3.00'), { price: 2, discountedPrice: 1.5, onSale: true, currency: 'GBP', multiBuy: { quantity: 2, total: 3 } });
-    assert.deepEqual(parseLabelPrices('3 FOR £5'), { price: null, discountedPrice: 1.67, onSale: true, currency: 'GBP', multiBuy: { quantity: 3, total: 5 } });
+    assert.deepEqual(parseLabelPrices('£2.00 2 for £3.00'), {
+      price: 2,
+      discountedPrice: 1.5,
+      onSale: true,
+      currency: 'GBP',
+      multiBuy: { quantity: 2, total: 3 },
+    });
+    assert.deepEqual(parseLabelPrices('3 FOR £5'), {
+      price: null,
+      discountedPrice: 1.67,
+      onSale: true,
+      currency: 'GBP',
+      multiBuy: { quantity: 3, total: 5 },
+    });
   });
 
   it('reads "for" as OCR misreads it in small print', () => {

@@ -17,7 +17,8 @@ export function barRegions(grey: Uint8Array, width: number, height: number): Box
   const bar = new Uint8Array(cols * rows);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      let gx = 0, gy = 0;
+      let gx = 0,
+        gy = 0;
       for (let y = r * CELL_H; y < (r + 1) * CELL_H - 1; y++) {
         for (let x = c * CELL_W; x < (c + 1) * CELL_W - 1; x++) {
           const p = y * width + x;
@@ -35,7 +36,12 @@ export function barRegions(grey: Uint8Array, width: number, height: number): Box
   for (const { x0: c0, y0: r0, x1: c1, y1: r1, area } of darkComponents(bar, cols, rows, 1)) {
     if (c1 - c0 < 4 || r1 - r0 < 3 || area < (c1 - c0) * (r1 - r0) * 0.6) continue;
     if (!sameAllTheWayDown(grey, width, c0 * CELL_W, c1 * CELL_W, r0 * CELL_H, r1 * CELL_H)) continue;
-    out.push({ x0: Math.max(0, (c0 - 1) * CELL_W), y0: Math.max(0, (r0 - 1) * CELL_H), x1: Math.min(width, (c1 + 1) * CELL_W), y1: Math.min(height, (r1 + 1) * CELL_H) });
+    out.push({
+      x0: Math.max(0, (c0 - 1) * CELL_W),
+      y0: Math.max(0, (r0 - 1) * CELL_H),
+      x1: Math.min(width, (c1 + 1) * CELL_W),
+      y1: Math.min(height, (r1 + 1) * CELL_H),
+    });
   }
   return out;
 }
@@ -53,8 +59,11 @@ function sameAllTheWayDown(grey: Uint8Array, width: number, x0: number, x1: numb
   const a = profile(Math.round(y0 + (y1 - y0) * 0.25));
   const b = profile(Math.round(y0 + (y1 - y0) * 0.75));
   const mean = (v: Float64Array) => v.reduce((s, x) => s + x, 0) / v.length;
-  const ma = mean(a), mb = mean(b);
-  let ab = 0, aa = 0, bb = 0;
+  const ma = mean(a),
+    mb = mean(b);
+  let ab = 0,
+    aa = 0,
+    bb = 0;
   for (let i = 0; i < a.length; i++) {
     ab += (a[i]! - ma) * (b[i]! - mb);
     aa += (a[i]! - ma) ** 2;

@@ -28,11 +28,18 @@ export type FoundBarcode = { text: string; gtin: string | null; format: string; 
 type Variant = { scale: number; tweak?: (s: Sharp) => Sharp };
 
 async function greyImageData(image: Buffer | GreyImage, region: Box | null, v: Variant) {
-  let img = Buffer.isBuffer(image) ? sharp(image) : sharp(image.data, { raw: { width: image.width, height: image.height, channels: 1 } });
-  if (region) img = img.extract({ left: region.x0, top: region.y0, width: region.x1 - region.x0, height: region.y1 - region.y0 });
+  let img = Buffer.isBuffer(image)
+    ? sharp(image)
+    : sharp(image.data, { raw: { width: image.width, height: image.height, channels: 1 } });
+  if (region)
+    img = img.extract({ left: region.x0, top: region.y0, width: region.x1 - region.x0, height: region.y1 - region.y0 });
   img = img.greyscale();
   if (v.scale !== 1) {
-    const w = region ? region.x1 - region.x0 : Buffer.isBuffer(image) ? (await sharp(image).metadata()).width! : image.width;
+    const w = region
+      ? region.x1 - region.x0
+      : Buffer.isBuffer(image)
+        ? (await sharp(image).metadata()).width!
+        : image.width;
     img = img.resize(Math.max(16, Math.round(w * v.scale)));
   }
   if (v.tweak) img = v.tweak(img);
@@ -45,7 +52,13 @@ async function greyImageData(image: Buffer | GreyImage, region: Box | null, v: V
   return { data: rgba, width: info.width, height: info.height, colorSpace: 'srgb' } as ImageData;
 }
 
-async function scan(image: Buffer | GreyImage, region: Box | null, v: Variant, maxSymbols: number, upright = false): Promise<FoundBarcode[]> {
+async function scan(
+  image: Buffer | GreyImage,
+  region: Box | null,
+  v: Variant,
+  maxSymbols: number,
+  upright = false,
+): Promise<FoundBarcode[]> {
   const results = await readBarcodes(await greyImageData(image, region, v), {
     formats: PRODUCT_FORMATS,
     tryHarder: true,
@@ -60,9 +73,18 @@ async function scan(image: Buffer | GreyImage, region: Box | null, v: Variant, m
   return results
     .filter((r) => r.isValid && r.text)
     .map((r) => {
-      const xs = [r.position.topLeft.x, r.position.topRight.x, r.position.bottomLeft.x, r.position.bottomRight.x].map((x) => ox + x / v.scale);
-      const ys = [r.position.topLeft.y, r.position.topRight.y, r.position.bottomLeft.y, r.position.bottomRight.y].map((y) => oy + y / v.scale);
-      return { text: r.text, gtin: normalizeGtin(r.text), format: r.format, box: { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) } };
+      const xs = [r.position.topLeft.x, r.position.topRight.x, r.position.bottomLeft.x, r.position.bottomRight.x].map(
+        (x) => ox + x / v.scale,
+      );
+      const ys = [r.position.topLeft.y, r.position.topRight.y, r.position.bottomLeft.y, r.position.bottomRight.y].map(
+        (y) => oy + y / v.scale,
+      );
+      return {
+        text: r.text,
+        gtin: normalizeGtin(r.text),
+        format: r.format,
+        box: { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) },
+      };
     });
 }
 
@@ -99,7 +121,12 @@ export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
  * Every barcode in a shelf photo: the whole image, then overlapping tiles at full and double
  * resolution, since a shelf label's barcode is a few dozen pixels wide. Duplicates collapse.
  */
-export async function readShelf(image: Buffer | GreyImage, width: number, height: number, tiles = 3): Promise<FoundBarcode[]> {
+export async function readShelf(
+  image: Buffer | GreyImage,
+  width: number,
+  height: number,
+  tiles = 3,
+): Promise<FoundBarcode[]> {
   await ensureModule();
   const found: FoundBarcode[] = [...(await scan(image, null, { scale: 1 }, 64))];
   const tw = Math.ceil(width / tiles);

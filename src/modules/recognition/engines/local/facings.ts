@@ -32,7 +32,10 @@ export function countPacks(packs: PackMask, label: Box, rightLimit: number): { u
   const x1 = Math.min(packs.width, Math.round(rightLimit / fx));
   if (y1 - y0 < 3 || x1 - x0 < 3) return { units: 1, extent: null };
   const minRun = Math.max(4, Math.round((lh * 0.25) / fx));
-  let units = 0, run = 0, first = -1, last = -1;
+  let units = 0,
+    run = 0,
+    first = -1,
+    last = -1;
   const close = (x: number) => {
     if (run >= minRun) {
       units++;
@@ -48,5 +51,8 @@ export function countPacks(packs: PackMask, label: Box, rightLimit: number): { u
     else close(x);
   }
   close(x1);
-  return { units: Math.max(1, units), extent: units ? { x0: first * fx, y0: y0 * fy, x1: last * fx, y1: y1 * fy } : null };
+  return {
+    units: Math.max(1, units),
+    extent: units ? { x0: first * fx, y0: y0 * fy, x1: last * fx, y1: y1 * fy } : null,
+  };
 }

@@ -15,7 +15,11 @@ export function darkComponents(pixels: Uint8Array, width: number, height: number
     let sp = 0;
     stack[sp++] = start;
     seen[start] = 1;
-    let x0 = width, y0 = height, x1 = 0, y1 = 0, area = 0;
+    let x0 = width,
+      y0 = height,
+      x1 = 0,
+      y1 = 0,
+      area = 0;
     while (sp > 0) {
       const p = stack[--sp]!;
       const x = p % width;
@@ -25,7 +29,12 @@ export function darkComponents(pixels: Uint8Array, width: number, height: number
       if (x > x1) x1 = x;
       if (y < y0) y0 = y;
       if (y > y1) y1 = y;
-      const neighbours = [x > 0 ? p - 1 : -1, x < width - 1 ? p + 1 : -1, y > 0 ? p - width : -1, y < height - 1 ? p + width : -1];
+      const neighbours = [
+        x > 0 ? p - 1 : -1,
+        x < width - 1 ? p + 1 : -1,
+        y > 0 ? p - width : -1,
+        y < height - 1 ? p + width : -1,
+      ];
       for (const q of neighbours) {
         if (q >= 0 && !seen[q] && pixels[q] === 0) {
           seen[q] = 1;
@@ -47,7 +56,17 @@ export function tallestGlyphRow(components: Component[], width: number, height: 
     const w = c.x1 - c.x0;
     const h = c.y1 - c.y0;
     const fill = c.area / (w * h);
-    return h >= height * 0.12 && h <= height * 0.8 && w <= h * 1.5 && w >= 2 && fill > 0.15 && c.x0 > 0 && c.y0 > 0 && c.x1 < width && c.y1 < height;
+    return (
+      h >= height * 0.12 &&
+      h <= height * 0.8 &&
+      w <= h * 1.5 &&
+      w >= 2 &&
+      fill > 0.15 &&
+      c.x0 > 0 &&
+      c.y0 > 0 &&
+      c.x1 < width &&
+      c.y1 < height
+    );
   });
   if (glyphs.length === 0) return null;
   glyphs.sort((a, b) => b.y1 - b.y0 - (a.y1 - a.y0));
@@ -60,7 +79,8 @@ export function tallestGlyphRow(components: Component[], width: number, height: 
   // Keep the horizontally connected run around the anchor (gaps under one glyph height).
   row.sort((a, b) => a.x0 - b.x0);
   const i = row.indexOf(anchor);
-  let lo = i, hi = i;
+  let lo = i,
+    hi = i;
   while (lo > 0 && row[lo]!.x0 - row[lo - 1]!.x1 < ah) lo--;
   while (hi < row.length - 1 && row[hi + 1]!.x0 - row[hi]!.x1 < ah) hi++;
   const run = row.slice(lo, hi + 1);

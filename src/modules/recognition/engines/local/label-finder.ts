@@ -19,22 +19,32 @@ export async function findLabelBoxes(photo: Photo): Promise<Box[]> {
   const histogram = new Uint32Array(256);
   for (let p = 0; p < data.length; p += channels) histogram[Math.min(data[p]!, data[p + 1]!, data[p + 2]!)]!++;
   let paper = 255;
-  for (let seen = 0; paper > 0 && (seen += histogram[paper]!) < W * H * 0.05; ) paper--;
+  for (let seen = 0; paper > 0 && (seen += histogram[paper]!) < W * H * 0.05;) paper--;
   // Paper pixels are 0: darkComponents groups the zeros of a mask into connected regions.
   const mask = new Uint8Array(W * H);
   for (let i = 0, p = 0; i < W * H; i++, p += channels) {
-    const r = data[p]!, g = data[p + 1]!, b = data[p + 2]!;
-    const lo = Math.min(r, g, b), hi = Math.max(r, g, b);
+    const r = data[p]!,
+      g = data[p + 1]!,
+      b = data[p + 2]!;
+    const lo = Math.min(r, g, b),
+      hi = Math.max(r, g, b);
     const white = lo > paper * 0.88 && hi - lo < 45;
     const yellow = r > paper * 0.78 && g > paper * 0.7 && b < paper * 0.6;
     mask[i] = white || yellow ? 0 : 1;
   }
   const boxes: Box[] = [];
   for (const c of darkComponents(mask, W, H, 1)) {
-    const bw = c.x1 - c.x0, bh = c.y1 - c.y0;
+    const bw = c.x1 - c.x0,
+      bh = c.y1 - c.y0;
     const aspect = bw / bh;
-    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 1.2 || aspect > 8 || c.area / (bw * bh) < 0.35) continue;
-    boxes.push({ x0: Math.floor(c.x0 * fx), y0: Math.floor(c.y0 * fy), x1: Math.min(photo.width, Math.ceil(c.x1 * fx)), y1: Math.min(photo.height, Math.ceil(c.y1 * fy)) });
+    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 1.2 || aspect > 8 || c.area / (bw * bh) < 0.35)
+      continue;
+    boxes.push({
+      x0: Math.floor(c.x0 * fx),
+      y0: Math.floor(c.y0 * fy),
+      x1: Math.min(photo.width, Math.ceil(c.x1 * fx)),
+      y1: Math.min(photo.height, Math.ceil(c.y1 * fy)),
+    });
   }
   return boxes;
 }

@@ -28,7 +28,8 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
   const scale = Math.max(1, Math.min(4, view.height / height));
   // Cut the rows out here: handing libvips the whole photo to extract from copies all of it.
   const region = Buffer.allocUnsafe(width * height);
-  for (let y = 0; y < height; y++) grey.data.copy(region, y * width, (top + y) * grey.width + left, (top + y) * grey.width + left + width);
+  for (let y = 0; y < height; y++)
+    grey.data.copy(region, y * width, (top + y) * grey.width + left, (top + y) * grey.width + left + width);
   let crop = sharp(region, { raw: { width, height, channels: 1 } })
     .resize(Math.round(width * scale))
     .normalise();
@@ -36,7 +37,12 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
   const { data, info } = await crop.toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
   const bars = barRegions(data, info.width, info.height);
   for (const b of bars) for (let y = b.y0; y < b.y1; y++) data.fill(255, y * info.width + b.x0, y * info.width + b.x1);
-  const toImage = (b: Box): Box => ({ x0: left + b.x0 / scale, y0: top + b.y0 / scale, x1: left + b.x1 / scale, y1: top + b.y1 / scale });
+  const toImage = (b: Box): Box => ({
+    x0: left + b.x0 / scale,
+    y0: top + b.y0 / scale,
+    x1: left + b.x1 / scale,
+    y1: top + b.y1 / scale,
+  });
   return { box, pixels: data, width: info.width, height: info.height, barcodes: bars.map(toImage) };
 }
 
@@ -49,7 +55,12 @@ const GAP = 24;
  * single pass. One pass, not one per label: each call to tesseract costs a fixed 20 ms or so
  * before it reads anything. Words are handed back to the label whose strip they lie in.
  */
-export async function readLabels(ocr: OcrPool, grey: GreyImage, boxes: Box[], view: LabelView = FIRST_LOOK): Promise<LabelReading[]> {
+export async function readLabels(
+  ocr: OcrPool,
+  grey: GreyImage,
+  boxes: Box[],
+  view: LabelView = FIRST_LOOK,
+): Promise<LabelReading[]> {
   const prepared = await Promise.all(boxes.map((box) => prepare(grey, box, view)));
   const placed = prepared.filter((p): p is Prepared => p !== null);
   const sheetWidth = Math.max(1, ...placed.map((p) => p.width)) + 2 * GAP;
@@ -61,15 +72,25 @@ export async function readLabels(ocr: OcrPool, grey: GreyImage, boxes: Box[], vi
   }
   const sheet = Buffer.alloc(sheetWidth * y, 255);
   placed.forEach((p, i) => {
-    for (let row = 0; row < p.height; row++) p.pixels.copy(sheet, (tops[i]! + row) * sheetWidth + GAP, row * p.width, (row + 1) * p.width);
+    for (let row = 0; row < p.height; row++)
+      p.pixels.copy(sheet, (tops[i]! + row) * sheetWidth + GAP, row * p.width, (row + 1) * p.width);
   });
-  const words = placed.length ? await ocr.words(await sharp(sheet, { raw: { width: sheetWidth, height: y, channels: 1 } }).png({ compressionLevel: 0 }).toBuffer(), PSM.SINGLE_BLOCK) : [];
+  const words = placed.length
+    ? await ocr.words(
+        await sharp(sheet, { raw: { width: sheetWidth, height: y, channels: 1 } })
+          .png({ compressionLevel: 0 })
+          .toBuffer(),
+        PSM.SINGLE_BLOCK,
+      )
+    : [];
   const texts = placed.map(() => [] as typeof words);
   for (const w of words) {
     const mid = (w.bbox.y0 + w.bbox.y1) / 2;
     const i = tops.findIndex((t, k) => mid >= t && mid < t + placed[k]!.height);
     if (i >= 0) texts[i]!.push(w);
   }
-  const byBox = new Map(placed.map((p, i) => [p.box, { text: texts[i]!.map((w) => w.text).join(' '), barcodes: p.barcodes }]));
+  const byBox = new Map(
+    placed.map((p, i) => [p.box, { text: texts[i]!.map((w) => w.text).join(' '), barcodes: p.barcodes }]),
+  );
   return boxes.map((box) => ({ box, ...(byBox.get(box) ?? { text: '', barcodes: [] }) }));
 }

@@ -19,12 +19,21 @@ type Placed = { units: number; centreX: number };
 const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
 
 /** What is left of a label's text once its prices and offer words are taken out: the product's name. */
-const nameOf = (text: string) => text.replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*[ft][o0]r\b|\bWAS\b|\bNOW\b/gi, ' ').replace(/\s+/g, ' ').trim();
+const nameOf = (text: string) =>
+  text
+    .replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*[ft][o0]r\b|\bWAS\b|\bNOW\b/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 const cx = (b: Box) => (b.x0 + b.x1) / 2;
 const cy = (b: Box) => (b.y0 + b.y1) / 2;
 const h = (b: Box) => b.y1 - b.y0;
-const union = (a: Box, b: Box): Box => ({ x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) });
+const union = (a: Box, b: Box): Box => ({
+  x0: Math.min(a.x0, b.x0),
+  y0: Math.min(a.y0, b.y0),
+  x1: Math.max(a.x1, b.x1),
+  y1: Math.max(a.y1, b.y1),
+});
 const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
 
 /** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
@@ -42,7 +51,12 @@ function containment(text: Set<string>, entry: Set<string>): number {
   for (const t of entry) {
     if (text.has(t)) hit++;
     // A word cut short (a label half hidden, a word running off the crop) still counts, a little less.
-    else for (const u of text) if (nearlyEqual(t, u) || (u.length >= 4 && t.startsWith(u))) { hit += 0.8; break; }
+    else
+      for (const u of text)
+        if (nearlyEqual(t, u) || (u.length >= 4 && t.startsWith(u))) {
+          hit += 0.8;
+          break;
+        }
   }
   return hit / entry.size;
 }
@@ -70,14 +84,29 @@ export class LocalRecognizer implements Recognizer {
     const grey = greenChannel(photo);
     const entries = this.entries(input.catalogue);
     const [{ labels, readings }, packs] = await Promise.all([this.readLabels(grey, boxes, entries), packMask(photo)]);
-    const barcodes = [...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)), ...(await readRegions(grey, readings.flatMap((r) => r.barcodes)))];
+    const barcodes = [
+      ...(await readShelf(grey, grey.width, grey.height, this.opts.barcodeTiles ?? 0)),
+      ...(await readRegions(
+        grey,
+        readings.flatMap((r) => r.barcodes),
+      )),
+    ];
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
-      const sameRow = labels.filter((l) => l !== label && l.box.x0 > label.box.x0 && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2);
+      const sameRow = labels.filter(
+        (l) => l !== label && l.box.x0 > label.box.x0 && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2,
+      );
       const rightLimit = Math.min(grey.width, ...sameRow.map((l) => l.box.x0));
       const { units, extent } = countPacks(packs, label.box, rightLimit);
-      const product = this.toProduct(label, entries, barcodes, rows.get(label)!, { units, centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2 }, grey.width);
+      const product = this.toProduct(
+        label,
+        entries,
+        barcodes,
+        rows.get(label)!,
+        { units, centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2 },
+        grey.width,
+      );
       // Paper with neither a price nor a known name on it is not a shelf label.
       if (product.sku || label.price) products.push(product);
     }
@@ -89,7 +118,11 @@ export class LocalRecognizer implements Recognizer {
    * in the catalogue, shows no price, or announces an offer without its second price. Each part
    * of a label is taken from the reading that makes more of it.
    */
-  private async readLabels(grey: GreyImage, boxes: Box[], entries: Entry[]): Promise<{ labels: Label[]; readings: LabelReading[] }> {
+  private async readLabels(
+    grey: GreyImage,
+    boxes: Box[],
+    entries: Entry[],
+  ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
     const readings = await readLabels(this.opts.ocr, grey, boxes);
     const labels = readings.map((r) => this.asLabel(r));
     const unsure = labels
@@ -101,18 +134,35 @@ export class LocalRecognizer implements Recognizer {
       })
       .filter((u) => u.named < 0.5 || !u.priced);
     if (unsure.length === 0) return { labels, readings };
-    const closer = await readLabels(this.opts.ocr, grey, unsure.map((u) => boxes[u.i]!), CLOSE_LOOK);
+    const closer = await readLabels(
+      this.opts.ocr,
+      grey,
+      unsure.map((u) => boxes[u.i]!),
+      CLOSE_LOOK,
+    );
     for (const [k, u] of unsure.entries()) {
       const label = labels[u.i]!;
       const again = this.asLabel(closer[k]!);
-      let price = u.priced ? label.price : completeness(again.price) > completeness(label.price) ? again.price : label.price;
+      let price = u.priced
+        ? label.price
+        : completeness(again.price) > completeness(label.price)
+          ? again.price
+          : label.price;
       // Still no price: tags that print a bare integer (198, as yen tags do) are read like the real
       // tags are, the tallest row of digits on the label.
       if (completeness(price) === 0) {
-        const tag = await readTagPrice(this.opts.ocr, sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }), label.box);
+        const tag = await readTagPrice(
+          this.opts.ocr,
+          sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),
+          label.box,
+        );
         if (tag) price = { price: tag.value, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
       }
-      labels[u.i] = { ...label, nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText, price };
+      labels[u.i] = {
+        ...label,
+        nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText,
+        price,
+      };
     }
     return { labels, readings };
   }
@@ -127,13 +177,35 @@ export class LocalRecognizer implements Recognizer {
     // Grey and contrast-stretched, upright from EXIF. Not sharpened as well: on a flat background
     // that turns JPEG ringing into strokes and tesseract loses whole words.
     const prepared = await sharp(input.image).rotate().greyscale().normalise().png({ compressionLevel: 1 }).toBuffer();
-    const [lines, barcodes] = await Promise.all([this.opts.ocr.lines(prepared), readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3)]);
+    const [lines, barcodes] = await Promise.all([
+      this.opts.ocr.lines(prepared),
+      readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3),
+    ]);
     const labels = this.findLabels(lines, height);
     const entries = this.entries(input.catalogue);
-    labels.push(...(await this.secondLook(prepared, lines, labels, entries.map((e) => e.tokens), width, height)));
+    labels.push(
+      ...(await this.secondLook(
+        prepared,
+        lines,
+        labels,
+        entries.map((e) => e.tokens),
+        width,
+        height,
+      )),
+    );
     const rows = this.rows(labels);
     return labels.map((label) =>
-      this.toProduct(label, entries, barcodes, rows.get(label)!, (known) => ({ units: known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1, centreX: cx(label.box) }), width),
+      this.toProduct(
+        label,
+        entries,
+        barcodes,
+        rows.get(label)!,
+        (known) => ({
+          units: known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1,
+          centreX: cx(label.box),
+        }),
+        width,
+      ),
     );
   }
 
@@ -152,7 +224,8 @@ export class LocalRecognizer implements Recognizer {
     let best: (Entry & { score: number }) | null = null;
     for (const e of entries) {
       let score = containment(text, e.tokens);
-      const samePrice = shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
+      const samePrice =
+        shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
       if (samePrice && e.brand.size > 0 && containment(text, e.brand) === 1) score = Math.max(score, 0.5) + 0.01;
       else if (samePrice) score += 0.005;
       if (!best || score > best.score) best = { ...e, score };
@@ -161,7 +234,14 @@ export class LocalRecognizer implements Recognizer {
   }
 
   /** A label as a product: barcode first, then the catalogue entry its name contains best. */
-  private toProduct(label: Label, entries: Entry[], barcodes: FoundBarcode[], row: RecognizedProduct['shelfPosition'], place: Placed | ((known: Entry | null) => Placed), width: number): RecognizedProduct {
+  private toProduct(
+    label: Label,
+    entries: Entry[],
+    barcodes: FoundBarcode[],
+    row: RecognizedProduct['shelfPosition'],
+    place: Placed | ((known: Entry | null) => Placed),
+    width: number,
+  ): RecognizedProduct {
     const barcode = this.barcodeFor(label, barcodes);
     const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
     const best = byBarcode ? { ...byBarcode, score: 1 } : this.bestEntry(label, entries);
@@ -202,7 +282,12 @@ export class LocalRecognizer implements Recognizer {
       // Walk upwards through the lines stacked just above (the label's name lines), within a label's height.
       for (;;) {
         const above = lines
-          .filter((l) => !used.has(l) && l.bbox.y1 <= box.y0 + h(line.bbox) * 0.3 && box.y0 - l.bbox.y1 < Math.max(h(line.bbox) * 2.8, imageHeight * 0.06))
+          .filter(
+            (l) =>
+              !used.has(l) &&
+              l.bbox.y1 <= box.y0 + h(line.bbox) * 0.3 &&
+              box.y0 - l.bbox.y1 < Math.max(h(line.bbox) * 2.8, imageHeight * 0.06),
+          )
           .filter((l) => overlapX(l.bbox, box) > Math.min(l.bbox.x1 - l.bbox.x0, box.x1 - box.x0) * 0.3)
           .sort((a, b) => b.bbox.y1 - a.bbox.y1)[0];
         if (!above || members.length >= 4) break;
@@ -211,7 +296,13 @@ export class LocalRecognizer implements Recognizer {
         box = union(box, above.bbox);
       }
       // A second price line just below (promo labels print NOW under WAS).
-      const below = priced.find((p) => !used.has(p.line) && p.line.bbox.y0 >= line.bbox.y1 - 2 && p.line.bbox.y0 - line.bbox.y1 < h(line.bbox) * 1.2 && overlapX(p.line.bbox, line.bbox) > 0);
+      const below = priced.find(
+        (p) =>
+          !used.has(p.line) &&
+          p.line.bbox.y0 >= line.bbox.y1 - 2 &&
+          p.line.bbox.y0 - line.bbox.y1 < h(line.bbox) * 1.2 &&
+          overlapX(p.line.bbox, line.bbox) > 0,
+      );
       if (below) {
         used.add(below.line);
         members.push(below.line);
@@ -229,9 +320,18 @@ export class LocalRecognizer implements Recognizer {
    * A label whose name OCR read but whose price it did not (blur, small print): read the area under
    * the name again, enlarged, as one block of text.
    */
-  private async secondLook(image: Buffer, lines: OcrLine[], labels: Label[], catalogue: Set<string>[], width: number, height: number): Promise<Label[]> {
+  private async secondLook(
+    image: Buffer,
+    lines: OcrLine[],
+    labels: Label[],
+    catalogue: Set<string>[],
+    width: number,
+    height: number,
+  ): Promise<Label[]> {
     const used = new Set(labels.flatMap((l) => l.lines));
-    const names = lines.filter((l) => !used.has(l) && catalogue.some((entry) => containment(tokens(l.text), entry) >= 0.6));
+    const names = lines.filter(
+      (l) => !used.has(l) && catalogue.some((entry) => containment(tokens(l.text), entry) >= 0.6),
+    );
     const found: Label[] = [];
     for (const name of names) {
       const x0 = Math.max(0, Math.floor(name.bbox.x0 - 10));
@@ -239,7 +339,11 @@ export class LocalRecognizer implements Recognizer {
       const x1 = Math.min(width, Math.ceil(name.bbox.x0 + Math.max(name.bbox.x1 - name.bbox.x0, 200) * 1.1));
       const y1 = Math.min(height, Math.ceil(name.bbox.y1 + height * 0.07));
       if (x1 - x0 < 20 || y1 - y0 < 10) continue;
-      const crop = await sharp(image).extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 }).resize({ width: (x1 - x0) * 2 }).png().toBuffer();
+      const crop = await sharp(image)
+        .extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 })
+        .resize({ width: (x1 - x0) * 2 })
+        .png()
+        .toBuffer();
       const text = (await this.opts.ocr.lines(crop, PSM.SINGLE_BLOCK)).map((l) => l.text).join(' ');
       const price = parseLabelPrices(text);
       if (!price) continue;
@@ -255,7 +359,8 @@ export class LocalRecognizer implements Recognizer {
     for (const label of sorted) {
       const last = groups.at(-1);
       // Same row: centres closer than half the taller label (labels of one shelf edge align).
-      if (last && cy(label.box) - cy(last.at(-1)!.box) < Math.max(h(label.box), h(last.at(-1)!.box)) / 2) last.push(label);
+      if (last && cy(label.box) - cy(last.at(-1)!.box) < Math.max(h(label.box), h(last.at(-1)!.box)) / 2)
+        last.push(label);
       else groups.push([label]);
     }
     const names = (n: number, i: number): RecognizedProduct['shelfPosition'] => {
@@ -271,7 +376,13 @@ export class LocalRecognizer implements Recognizer {
 
   private barcodeFor(label: Label, barcodes: FoundBarcode[]): FoundBarcode | undefined {
     const reach = h(label.box) * 1.5;
-    return barcodes.find((b) => cx(b.box) > label.box.x0 - reach && cx(b.box) < label.box.x1 + reach && cy(b.box) > label.box.y0 - reach && cy(b.box) < label.box.y1 + reach);
+    return barcodes.find(
+      (b) =>
+        cx(b.box) > label.box.x0 - reach &&
+        cx(b.box) < label.box.x1 + reach &&
+        cy(b.box) > label.box.y0 - reach &&
+        cy(b.box) < label.box.y1 + reach,
+    );
   }
 
   /**
@@ -281,7 +392,10 @@ export class LocalRecognizer implements Recognizer {
   private countFacings(label: Label, lines: OcrLine[], labels: Label[], brand: Set<string>, name: Set<string>): number {
     const sameRow = labels.filter((l) => l !== label && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) * 2);
     const leftEdge = Math.max(0, ...sameRow.filter((l) => cx(l.box) < cx(label.box)).map((l) => l.box.x1));
-    const rightEdge = Math.min(Number.POSITIVE_INFINITY, ...sameRow.filter((l) => cx(l.box) > cx(label.box)).map((l) => l.box.x0));
+    const rightEdge = Math.min(
+      Number.POSITIVE_INFINITY,
+      ...sameRow.filter((l) => cx(l.box) > cx(label.box)).map((l) => l.box.x0),
+    );
     const rowAbove = labels.filter((l) => cy(l.box) < label.box.y0 - h(label.box) * 2).map((l) => l.box.y1);
     const top = rowAbove.length ? Math.max(...rowAbove) : 0;
     // Word level: OCR often joins the same brand printed on neighbouring packs into one line.
@@ -289,7 +403,9 @@ export class LocalRecognizer implements Recognizer {
     const sightings = lines
       .filter((l) => !label.lines.includes(l) && l.bbox.y1 <= label.box.y0 && l.bbox.y0 >= top)
       .flatMap((l) => l.words)
-      .filter((w) => cx(w.bbox) >= leftEdge && cx(w.bbox) <= rightEdge && first !== undefined && tokens(w.text).has(first))
+      .filter(
+        (w) => cx(w.bbox) >= leftEdge && cx(w.bbox) <= rightEdge && first !== undefined && tokens(w.text).has(first),
+      )
       .map((w) => w.bbox)
       .sort((a, b) => cx(a) - cx(b));
     let count = 0;

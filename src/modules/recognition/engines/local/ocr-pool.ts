@@ -26,7 +26,12 @@ export class OcrPool {
     for (let i = 0; i < this.size; i++) {
       // Without the word lists: shelf text is brands, sizes and prices, not dictionary English, and
       // the LSTM decodes faster without them.
-      const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true }, { load_system_dawg: '0', load_freq_dawg: '0' } as never);
+      const worker = await createWorker(
+        'eng',
+        OEM.LSTM_ONLY,
+        { langPath: LANG_PATH, cacheMethod: 'none', gzip: true },
+        { load_system_dawg: '0', load_freq_dawg: '0' } as never,
+      );
       await worker.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, preserve_interword_spaces: '1' });
       scheduler.addWorker(worker);
     }
@@ -43,8 +48,26 @@ export class OcrPool {
   /** Text lines with their boxes, in the coordinates of the image given. */
   async lines(image: Buffer, psm: PSM = PSM.SPARSE_TEXT, whitelist = ''): Promise<OcrLine[]> {
     const scheduler = await this.ready();
-    const { data } = (await scheduler.addJob('recognize', image, { tessedit_pageseg_mode: psm, tessedit_char_whitelist: whitelist } as never, { blocks: true, text: false } as never)) as {
-      data: { blocks: { paragraphs: { lines: { text: string; confidence: number; bbox: Box; words: { text: string; confidence: number; bbox: Box }[] }[] }[] }[] | null };
+    const { data } = (await scheduler.addJob(
+      'recognize',
+      image,
+      { tessedit_pageseg_mode: psm, tessedit_char_whitelist: whitelist } as never,
+      { blocks: true, text: false } as never,
+    )) as {
+      data: {
+        blocks:
+          | {
+              paragraphs: {
+                lines: {
+                  text: string;
+                  confidence: number;
+                  bbox: Box;
+                  words: { text: string; confidence: number; bbox: Box }[];
+                }[];
+              }[];
+            }[]
+          | null;
+      };
     };
     const out: OcrLine[] = [];
     for (const block of data.blocks ?? []) {
@@ -68,7 +91,12 @@ export class OcrPool {
    */
   async words(image: Buffer, psm: PSM = PSM.SINGLE_BLOCK): Promise<OcrWord[]> {
     const scheduler = await this.ready();
-    const { data } = (await scheduler.addJob('recognize', image, { tessedit_pageseg_mode: psm, tessedit_char_whitelist: '' } as never, { text: false, tsv: true } as never)) as { data: { tsv: string | null } };
+    const { data } = (await scheduler.addJob(
+      'recognize',
+      image,
+      { tessedit_pageseg_mode: psm, tessedit_char_whitelist: '' } as never,
+      { text: false, tsv: true } as never,
+    )) as { data: { tsv: string | null } };
     const out: OcrWord[] = [];
     // level, page, block, paragraph, line, word, left, top, width, height, confidence, text
     for (const row of (data.tsv ?? '').split('\n')) {

@@ -8,7 +8,12 @@ export type GreyImage = { data: Buffer; width: number; height: number };
 
 export async function decodePhoto(image: Buffer): Promise<Photo> {
   // Bounded twice: the fetcher keeps at most 4096 px a side; this guards any other caller.
-  const { data, info } = await sharp(image, { limitInputPixels: 64_000_000 }).rotate().toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(image, { limitInputPixels: 64_000_000 })
+    .rotate()
+    .toColourspace('srgb')
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { rgb: data, width: info.width, height: info.height };
 }
 
@@ -17,7 +22,13 @@ export async function shrink(photo: Photo, factor: number): Promise<Shrunk> {
     .resize(Math.max(1, Math.round(photo.width / factor)))
     .raw()
     .toBuffer({ resolveWithObject: true });
-  return { rgb: data, width: info.width, height: info.height, fx: photo.width / info.width, fy: photo.height / info.height };
+  return {
+    rgb: data,
+    width: info.width,
+    height: info.height,
+    fx: photo.width / info.width,
+    fy: photo.height / info.height,
+  };
 }
 
 /**

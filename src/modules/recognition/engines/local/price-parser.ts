@@ -7,11 +7,12 @@ export type LabelPrice = {
   multiBuy: { quantity: number; total: number } | null;
 };
 
-const SYMBOLS: Record<string, string> = { '£': 'GBP', $: 'USD', '€': 'EUR', '¥': 'JPY', '円': 'JPY' };
+const SYMBOLS: Record<string, string> = { '£': 'GBP', $: 'USD', '€': 'EUR', '¥': 'JPY', 円: 'JPY' };
 const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CAD', 'AUD'];
 
 /** Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p. */
-const AMOUNT = /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b/g;
+const AMOUNT =
+  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b/g;
 // "for" as OCR reads it in small print: tor, f0r.
 const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))?/;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
@@ -26,7 +27,10 @@ export function parseLabelPrices(text: string): LabelPrice | null {
   let currency: string | null = null;
   const multiMatch = MULTI.exec(normalized);
   const multiBuy = multiMatch
-    ? { quantity: Number(multiMatch.groups!.qty), total: Number(`${multiMatch.groups!.int}.${multiMatch.groups!.dec ?? '00'}`) }
+    ? {
+        quantity: Number(multiMatch.groups!.qty),
+        total: Number(`${multiMatch.groups!.int}.${multiMatch.groups!.dec ?? '00'}`),
+      }
     : null;
   if (multiMatch?.groups!.cur) currency = SYMBOLS[multiMatch.groups!.cur] ?? null;
   const rest = multiMatch ? normalized.replace(multiMatch[0], ' ') : normalized;
@@ -56,10 +60,18 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     const price = amounts[0]!;
     if (multiBuy) {
       const each = round2(multiBuy.total / multiBuy.quantity);
-      return each < price ? { price, discountedPrice: each, onSale: true, currency, multiBuy } : { price, discountedPrice: null, onSale: false, currency, multiBuy };
+      return each < price
+        ? { price, discountedPrice: each, onSale: true, currency, multiBuy }
+        : { price, discountedPrice: null, onSale: false, currency, multiBuy };
     }
     return { price, discountedPrice: null, onSale: false, currency, multiBuy };
   }
   // Only a multi-buy price: the unit price it implies is all we know.
-  return { price: null, discountedPrice: round2(multiBuy!.total / multiBuy!.quantity), onSale: true, currency, multiBuy };
+  return {
+    price: null,
+    discountedPrice: round2(multiBuy!.total / multiBuy!.quantity),
+    onSale: true,
+    currency,
+    multiBuy,
+  };
 }

@@ -7,7 +7,10 @@ export type TagPrice = { value: number; text: string; confidence: number };
 
 /** A price as printed: 2.49, 2,49, £1.99, 1,99 €, 198. */
 export function parsePriceToken(raw: string): number | null {
-  const cleaned = raw.replace(/[Oo]/g, '0').replace(/[lI|]/g, '1').replace(/[^\d.,]/g, '');
+  const cleaned = raw
+    .replace(/[Oo]/g, '0')
+    .replace(/[lI|]/g, '1')
+    .replace(/[^\d.,]/g, '');
   const m = /^(\d{1,5})(?:[.,](\d{2}))?$/.exec(cleaned);
   if (!m) return null;
   const value = Number(m[2] ? `${m[1]}.${m[2]}` : m[1]);
@@ -30,7 +33,13 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
   const scale = Math.max(1, Math.min(8, 240 / height));
   const W = Math.round(width * scale);
   const H = Math.round(height * scale);
-  const grey = await src.extract({ left, top, width, height }).resize(W, H, { kernel: 'lanczos3' }).greyscale().normalise().raw().toBuffer();
+  const grey = await src
+    .extract({ left, top, width, height })
+    .resize(W, H, { kernel: 'lanczos3' })
+    .greyscale()
+    .normalise()
+    .raw()
+    .toBuffer();
   // Ink thickness decides between 8 and 9 or 1 and nothing: read at several thresholds and vote.
   const readings: TagPrice[] = [];
   for (const threshold of THRESHOLDS) {
@@ -49,7 +58,13 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
 // four weighted by confidence 128 (neighbouring choices 125 to 129), so the figure flatters it.
 const THRESHOLDS = [80, 95, 110, 125];
 
-async function readAtThreshold(ocr: OcrPool, grey: Buffer, W: number, H: number, threshold: number): Promise<TagPrice | null> {
+async function readAtThreshold(
+  ocr: OcrPool,
+  grey: Buffer,
+  W: number,
+  H: number,
+  threshold: number,
+): Promise<TagPrice | null> {
   const binary = new Uint8Array(W * H);
   for (let i = 0; i < grey.length; i++) binary[i] = grey[i]! < threshold ? 0 : 255;
   const rowBox = tallestGlyphRow(darkComponents(binary, W, H), W, H);
@@ -66,7 +81,10 @@ async function readAtThreshold(ocr: OcrPool, grey: Buffer, W: number, H: number,
     .png()
     .toBuffer();
   const lines = await ocr.lines(line, PSM.SINGLE_LINE, '0123456789.,');
-  const text = lines.map((l) => l.text).join('').replace(/\s+/g, '');
+  const text = lines
+    .map((l) => l.text)
+    .join('')
+    .replace(/\s+/g, '');
   const value = parsePriceToken(text);
   return value == null ? null : { value, text, confidence: Math.min(...lines.map((l) => l.confidence), 100) };
 }
