@@ -8,44 +8,17 @@ import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import sharp from 'sharp';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { createWorkers } from '../../workers/create-workers.js';
 import { createActivities } from '../../activities/index.js';
 import { createApp } from '../../src/http/app.js';
-import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
-import { benchEnvironment } from './setup.js';
+import { benchEnvironment, instant } from './setup.js';
 
 const N = Number(process.env.BENCH_N ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
-
-const instant: Recognizer = {
-  name: 'instant',
-  async recognize() {
-    return [
-      {
-        brand: 'Heinz',
-        description: 'Baked Beans 415g',
-        units: 4,
-        upc: null,
-        sku: null,
-        category: null,
-        subcategory: null,
-        price: 0.95,
-        discountedPrice: null,
-        currency: 'GBP',
-        onSale: false,
-        confidenceScore: 0.9,
-        shelfPosition: 'middle',
-        shelfSection: 'left',
-        fixtureType: 'shelf',
-        sizeValue: 415,
-        sizeUnit: 'g',
-      },
-    ];
-  },
-};
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>) {
   let next = 0;
@@ -92,17 +65,14 @@ const activities = createActivities({
   client: runtime.temporal.client,
   recognizer: async () => instant,
 });
-const workflowsPath = new URL('../../workflows/index.ts', import.meta.url).pathname;
-const workers = await Promise.all([
-  Worker.create({
-    connection,
-    taskQueue: queues.analyses,
-    workflowsPath,
-    activities,
-    maxConcurrentActivityTaskExecutions: 20,
-  }),
-  Worker.create({ connection, taskQueue: queues.recognition, activities, maxConcurrentActivityTaskExecutions: 8 }),
-]);
+const workers = await createWorkers({
+  connection,
+  namespace: runtime.config.TEMPORAL_NAMESPACE,
+  queues,
+  activities,
+  activitySlots: 20,
+  recognitionSlots: 8,
+});
 
 async function waitAllFinal(ids: string[]) {
   const client = new pg.Client({ connectionString: dbUrl.toString() });

@@ -17,43 +17,16 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import sharp from 'sharp';
 import { createActivities } from '../../activities/index.js';
-import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { newId } from '../../src/lib/ids.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
-import { benchEnvironment } from './setup.js';
+import { benchEnvironment, instant } from './setup.js';
+import { createWorkers } from '../../workers/create-workers.js';
 import { createCommands } from '../../src/commands.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** Recognition is not what this benchmark measures: a recognizer that answers at once. */
-const instant: Recognizer = {
-  name: 'instant',
-  async recognize() {
-    return [
-      {
-        brand: 'Heinz',
-        description: 'Baked Beans 415g',
-        units: 4,
-        upc: null,
-        sku: null,
-        category: null,
-        subcategory: null,
-        price: 0.95,
-        discountedPrice: null,
-        currency: 'GBP',
-        onSale: false,
-        confidenceScore: 0.9,
-        shelfPosition: 'middle',
-        shelfSection: 'left',
-        fixtureType: 'shelf',
-        sizeValue: 415,
-        sizeUnit: 'g',
-      },
-    ];
-  },
-};
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 
@@ -423,28 +396,15 @@ const overheadQueues = taskQueues(overheadPrefix);
 const overheadApiPort = barePort + 1000;
 children.push(startProcess('src/bin/api.ts', overheadApiPort, { TASK_QUEUE_PREFIX: overheadPrefix }));
 await waitHttp(`http://127.0.0.1:${overheadApiPort}/health/live`);
-const analysisWorkers = await Promise.all([
-  Worker.create({
-    connection,
-    taskQueue: overheadQueues.analyses,
-    workflowsPath,
-    activities,
-    maxConcurrentActivityTaskExecutions: 20,
-  }),
-  Worker.create({
-    connection,
-    taskQueue: overheadQueues.recognition,
-    activities,
-    maxConcurrentActivityTaskExecutions: 4,
-  }),
-  Worker.create({
-    connection,
-    taskQueue: overheadQueues.deliveries,
-    workflowsPath,
-    activities,
-    maxConcurrentActivityTaskExecutions: 20,
-  }),
-]);
+// The production set of workers (workers/create-workers.ts) on the overhead queues.
+const analysisWorkers = await createWorkers({
+  connection,
+  namespace: runtime.config.TEMPORAL_NAMESPACE,
+  queues: overheadQueues,
+  activities,
+  activitySlots: 20,
+  recognitionSlots: 4,
+});
 const analysisRunning = Promise.all(analysisWorkers.map((w) => w.run()));
 const submitted = new Map<string, number>();
 for (let i = 0; i < OVERHEAD_N; i++) {

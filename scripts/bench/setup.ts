@@ -1,4 +1,5 @@
 import { DefaultLogger, Runtime as TemporalRuntime } from '@temporalio/worker';
+import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { freshDatabase } from '../lib/fresh-database.js';
 import { startDevServer, type DevServer } from '../temporal.js';
 
@@ -20,3 +21,31 @@ export async function benchEnvironment(temporalPort: number): Promise<{ database
   TemporalRuntime.install({ logger: new DefaultLogger('ERROR') });
   return { databaseUrl, devServer };
 }
+
+/** Recognition is not what the benchmarks measure: a recognizer that answers at once. */
+export const instant: Recognizer = {
+  name: 'instant',
+  async recognize() {
+    return [
+      {
+        brand: 'Heinz',
+        description: 'Baked Beans 415g',
+        units: 4,
+        upc: null,
+        sku: null,
+        category: null,
+        subcategory: null,
+        price: 0.95,
+        discountedPrice: null,
+        currency: 'GBP',
+        onSale: false,
+        confidenceScore: 0.9,
+        shelfPosition: 'middle',
+        shelfSection: 'left',
+        fixtureType: 'shelf',
+        sizeValue: 415,
+        sizeUnit: 'g',
+      },
+    ];
+  },
+};
