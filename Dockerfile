@@ -1,29 +1,42 @@
-# One image, three roles: the command picks `npm run start:api`, `npm run start:worker`
-# or `npm run migrate` (see docker-compose.yml). TypeScript runs through tsx at runtime,
-# so there is no build stage.
-FROM node:20-bookworm-slim
+# One image, three roles: the command picks the API (default), the worker
+# (`node dist/workers/main.js`) or the migrations (`node dist/scripts/migrate.js`); see
+# docker-compose.yml. Built in two stages: TypeScript is compiled (and the workflow code bundled)
+# in the first, the second holds the compiled code and production dependencies only.
 
-# Node 20 ships npm 10, which ignores package.json's `allowScripts` and would run every
-# dependency's install scripts. Pin the npm the project uses so only the allowed ones run.
-RUN npm install -g npm@11.19.1 \
- && npm cache clean --force
+# --- build: every dependency, the compiler, `npm run build` -> dist/ ---------------------------
+FROM node:24-bookworm-slim AS build
+
+# npm 11 honours package.json's `allowScripts`, so only the allowed install scripts run.
+RUN npm install -g npm@11.19.1 && npm cache clean --force
 
 WORKDIR /app
-
-# Dependencies before sources, so this layer is rebuilt only when the manifests change.
-# A full install, dev dependencies included, kept simple on purpose.
-# NODE_ENV is set only after this step: NODE_ENV=production would make `npm ci` skip them.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund \
- && npm cache clean --force
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src src
+COPY workflows workflows
+COPY activities activities
+COPY workers workers
+COPY migrations migrations
+COPY scripts scripts
+RUN npm run build
 
+# --- runtime: compiled code + production dependencies, as the unprivileged `node` user --------
+FROM node:24-bookworm-slim AS runtime
+
+RUN npm install -g npm@11.19.1 && npm cache clean --force
+
+WORKDIR /app
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false
 
-# Sources stay owned by root, so the unprivileged process below cannot change its own code.
-# tsx keeps its compile cache in /tmp, which stays writable.
-COPY . .
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# Owned by root: the process below cannot change its own code. dist/workflow-bundle.js is the
+# prebuilt workflow bundle the worker loads instead of bundling at start.
+COPY --from=build /app/dist dist
 
 USER node
 
@@ -31,4 +44,4 @@ EXPOSE 3000
 
 # Health checks live in docker-compose.yml, one per role: an image-level HEALTHCHECK
 # would probe the API port in the worker and migrate containers too.
-CMD ["npm", "run", "start:api"]
+CMD ["node", "dist/src/bin/api.js"]

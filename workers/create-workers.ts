@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { dirname } from 'node:path';
 import {
   bundleWorkflowCode,
@@ -11,6 +13,15 @@ import type { Activities } from '../activities/index.js';
 import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
 
 const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
+
+/**
+ * The bundle `npm run build` writes next to the compiled code (dist/workflow-bundle.js), if this is
+ * the compiled code; from the sources there is none and the workers bundle at start.
+ */
+export function prebuiltWorkflowBundle(): string | undefined {
+  const path = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
+  return import.meta.url.endsWith('.js') && existsSync(path) ? path : undefined;
+}
 let bundle: Promise<WorkflowBundle> | undefined;
 
 /** The workflow code, bundled once per process and shared by every worker (each bundling takes seconds). */

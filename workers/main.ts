@@ -7,7 +7,7 @@ import { createRecognizer, type Recognizer } from '../src/modules/recognition/re
 import { config as appConfig } from '../src/config.js';
 import { createRuntime } from '../src/runtime.js';
 import { RequestContext } from '@mikro-orm/core';
-import { createWorkers } from './create-workers.js';
+import { createWorkers, prebuiltWorkflowBundle } from './create-workers.js';
 import { taskQueues } from '../src/temporal/contracts/task-queues.js';
 
 /**
@@ -41,6 +41,8 @@ const activities = createActivities({
   logger,
   recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)),
 });
+const bundlePath = config.WORKFLOW_BUNDLE_PATH ?? prebuiltWorkflowBundle();
+logger.info({ workflowBundle: bundlePath ?? 'bundled from workflows/ at start' }, 'workflow code');
 const workers = await createWorkers({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
@@ -48,7 +50,7 @@ const workers = await createWorkers({
   activities,
   activitySlots: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
   recognitionSlots: Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
-  bundlePath: config.WORKFLOW_BUNDLE_PATH,
+  bundlePath,
 });
 
 const health = createServer((req, res) => {
