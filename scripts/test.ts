@@ -77,6 +77,9 @@ try {
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
         ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',
         WORKFLOW_BUNDLE_PATH: bundlePath,
+        // Many API and worker processes at once: metrics on free ports unless a test picks one.
+        METRICS_PORT: '0',
+        TEMPORAL_METRICS_PORT: '0',
       },
     },
   );

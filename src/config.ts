@@ -22,6 +22,11 @@ const schema = z.object({
   TRUST_PROXY: bool.default(false),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  // Prometheus: the API's /metrics on its own port (never the public one), the worker's on its
+  // health port, the Temporal SDK's (worker) on another; all bound to METRICS_HOST.
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ALLOW_PRIVATE_NETWORK_FETCH: bool.default(false),
   ANALYSIS_RUNS: z.coerce.number().int().min(1).max(10).default(1),

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './http/app.js';
 import { backgroundStartsSettled } from './modules/analyses/analysis-commands.js';
 import { createRuntime } from './runtime.js';
+import { startMetricsServer } from './lib/metrics.js';
 
 /** The API process. */
 export async function startServer(): Promise<{ server: Server; close(): Promise<void> }> {
@@ -10,11 +11,13 @@ export async function startServer(): Promise<{ server: Server; close(): Promise<
   const server = app.listen(runtime.config.PORT, runtime.config.HOST);
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const address = server.address();
-  runtime.logger.info({ address }, 'API listening');
+  const metricsServer = await startMetricsServer(runtime.config.METRICS_PORT, runtime.config.METRICS_HOST);
+  runtime.logger.info({ address, metrics: metricsServer.address() }, 'API listening');
   return {
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      metricsServer.close();
       server.closeAllConnections();
       // Starts answered for but not yet made: finish them rather than leave them to the relay.
       await backgroundStartsSettled();

@@ -9,6 +9,7 @@ import { createRuntime } from '../src/runtime.js';
 import { RequestContext } from '@mikro-orm/core';
 import { createWorkers, prebuiltWorkflowBundle } from './create-workers.js';
 import { taskQueues } from '../src/temporal/contracts/task-queues.js';
+import { metrics, registry } from '../src/lib/metrics.js';
 
 /**
  * The worker process: polls the analysis queue (workflows + light activities) and the recognition
@@ -26,6 +27,9 @@ const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm
 const sdkLevel: LogLevel =
   ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
 Runtime.install({
+  // The SDK's own metrics (task slots, schedule-to-start latency, activity latency and failures,
+  // sticky cache) in Prometheus format, from the SDK's core.
+  telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } } },
   logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
     const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
     logger[method]({ sdk: meta }, message);
@@ -53,12 +57,20 @@ const workers = await createWorkers({
   bundlePath,
 });
 
+// Health at any path, and the service's own metrics (lib/metrics.ts) at /metrics.
 const health = createServer((req, res) => {
+  if (req.url === '/metrics') {
+    registry
+      .metrics()
+      .then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text))
+      .catch((err: unknown) => res.writeHead(500).end(String(err)));
+    return;
+  }
   const running = workers.every((w) => w.getState() === 'RUNNING');
   res.writeHead(running ? 200 : 503, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ status: running ? 'ok' : 'unavailable', workers: workers.map((w) => w.getState()) }));
 });
-health.listen(config.WORKER_HEALTH_PORT, '127.0.0.1');
+health.listen(config.WORKER_HEALTH_PORT, config.METRICS_HOST);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -78,9 +90,12 @@ const relay = setInterval(() => {
       commands.events.sweep(config.OUTBOX_RELAY_GRACE_MS),
     ]),
   )
-    .then(
-      ([analyses, tasks, events]) =>
-        analyses + tasks + events > 0 && logger.info({ analyses, tasks, events }, 'relay started stranded work'),
+    .then(([analyses, tasks, events]) => {
+      metrics.outboxRelayStarts.inc({ kind: 'analysis' }, analyses);
+      metrics.outboxRelayStarts.inc({ kind: 'task' }, tasks);
+      metrics.outboxRelayStarts.inc({ kind: 'event' }, events);
+      if (analyses + tasks + events > 0) logger.info({ analyses, tasks, events }, 'relay started stranded work');
+    },
     )
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));

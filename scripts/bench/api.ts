@@ -76,6 +76,7 @@ function startProcess(entry: string, port: number, env: Record<string, string>):
       DATABASE_URL: databaseUrl,
       TASK_QUEUE_PREFIX: prefix,
       ALLOW_PRIVATE_NETWORK_FETCH: 'true',
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

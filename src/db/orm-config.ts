@@ -1,6 +1,7 @@
 import { defineConfig } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
+import { AfterCommitSubscriber } from './after-commit.js';
 import { entities } from './entities.js';
 
 const migrationsPath = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -27,5 +28,6 @@ export function ormConfig(clientUrl: string, poolMax = 10) {
     forceUtcTimezone: true,
     debug: false,
     allowGlobalContext: false,
+    subscribers: [new AfterCommitSubscriber()],
   });
 }

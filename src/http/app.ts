@@ -20,6 +20,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
 import { apiRoutes } from './routes.js';
+import { metrics } from '../lib/metrics.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -41,6 +42,10 @@ function requestLog(logger: Logger) {
     try {
       await next();
     } finally {
+      // The route template (`/api/v1/analyses/:id`), never the path: ids would make a series each.
+      const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(ctx.status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
       logger.info(
         {
           requestId,

@@ -7,6 +7,7 @@ import type { RateLimiter, RateLimitResult } from '../modules/rate-limits/rate-l
 import type { AuthContext } from './auth-context.js';
 import type { RouteDefinition } from './route.js';
 import { errorBody, toAppError } from './error-handler.js';
+import { metrics } from '../lib/metrics.js';
 
 export class RateLimitedError extends AppError {
   constructor(r: RateLimitResult) {
@@ -61,6 +62,7 @@ export async function admit(
       setHeaders(ctx, counted);
       if (!counted.allowed) {
         ctx.set('Retry-After', String(counted.retryAfter));
+        metrics.rateLimitRefusals.inc({ category: 'auth_failures' });
         throw new RateLimitedError(counted);
       }
     }
@@ -71,6 +73,7 @@ export async function admit(
   setHeaders(ctx, entered.rate);
   if (!entered.rate.allowed) {
     ctx.set('Retry-After', String(entered.rate.retryAfter));
+    metrics.rateLimitRefusals.inc({ category });
     throw new RateLimitedError(entered.rate);
   }
 }
@@ -94,6 +97,7 @@ export function idempotency(service: () => IdempotencyService) {
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
     const claim = await service().claim(scope, key, fingerprint(ctx.method, ctx.url, raw));
     if (claim.kind === 'replay') {
+      metrics.idempotentReplays.inc();
       ctx.status = claim.status;
       ctx.body = claim.body;
       ctx.set('X-Idempotent-Replayed', 'true');

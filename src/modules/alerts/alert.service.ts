@@ -8,6 +8,8 @@ import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { fitText } from '../../lib/text.js';
 import { ALERT_TITLE_MAX, type ALERT_SEVERITIES, type ALERT_SOURCE_TYPES, type ALERT_TYPES } from './alert.entity.js';
+import { metrics } from '../../lib/metrics.js';
+import { afterCommit } from '../../db/after-commit.js';
 
 export type RaiseAlert = {
   organisationId: string;
@@ -108,6 +110,7 @@ export class AlertService {
         a.dedupeKey ?? `${a.type}:${a.sourceType}:${a.sourceId}`,
       ],
     );
+    if (rows[0]!.inserted) afterCommit(em, () => metrics.alertsRaised.inc({ type: a.type }));
     return { id: rows[0]!.id, created: rows[0]!.inserted };
   }
 }

@@ -20,6 +20,8 @@ import { Analysis } from './analysis.entity.js';
 import { AnalysisRun } from './analysis-run.entity.js';
 import { ImageBlob } from './image-blob.entity.js';
 import { fetchImage, type ImageFetchOptions } from './image-fetcher.js';
+import { metrics } from '../../lib/metrics.js';
+import { afterCommit } from '../../db/after-commit.js';
 
 export type PreparedImage = { totalRuns: number; width: number; height: number } | { alreadyFinal: true };
 
@@ -102,6 +104,7 @@ export class AnalysisProcessingService {
       runIndex,
       signal,
     });
+    metrics.recognitionSeconds.observe({ engine: recognizer.name }, (Date.now() - started) / 1000);
     await this.em.upsert(AnalysisRun, {
       analysisId,
       runIndex,
@@ -147,6 +150,7 @@ export class AnalysisProcessingService {
       analysis.totalValue = (totalCents / 100).toFixed(2);
       analysis.completedAt = new Date();
       await em.flush();
+      afterCommit(em, () => metrics.analysesFinished.inc({ status: 'completed', error_code: '' }));
       const event = await this.events.record(em, {
         organisationId: analysis.organisationId,
         type: 'analysis.completed',
@@ -187,7 +191,11 @@ export class AnalysisProcessingService {
     analysis.errorMessage = message.slice(0, 2000);
     analysis.completedAt = new Date();
     await em.flush();
-    await this.credits.refund(em, analysis.id);
+    const refunded = await this.credits.refund(em, analysis.id);
+    afterCommit(em, () => {
+      metrics.analysesFinished.inc({ status: 'failed', error_code: code });
+      if (refunded) metrics.creditsRefunded.inc();
+    });
     const event = await this.events.record(em, {
       organisationId: analysis.organisationId,
       type: 'analysis.failed',

@@ -3,6 +3,8 @@ import { sql } from '../../db/sql.js';
 import { InsufficientCreditsError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { CreditEntry } from './credit-entry.entity.js';
+import { metrics } from '../../lib/metrics.js';
+import { afterCommit } from '../../db/after-commit.js';
 
 export type CreditPool = 'plan' | 'payg';
 export type Balance = { plan: number; payg: number; remaining: number };
@@ -69,6 +71,7 @@ export class CreditService {
         analysisId,
       });
     });
+    afterCommit(em, () => metrics.creditsCharged.inc(analysisIds.length));
     return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };
   }
 
@@ -107,6 +110,7 @@ export class CreditService {
         analysisId,
       });
     });
+    if (taken > 0) afterCommit(em, () => metrics.creditsCharged.inc(taken));
     return {
       taken,
       balance: { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits },

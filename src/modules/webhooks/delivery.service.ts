@@ -10,6 +10,7 @@ import { Event } from '../events/event.entity.js';
 import { Delivery, DeliveryAttempt } from './delivery.entity.js';
 import { signatureHeader } from './signature.js';
 import { Webhook } from './webhook.entity.js';
+import { metrics, statusClass } from '../../lib/metrics.js';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 const EXCERPT_BYTES = 2048;
@@ -93,6 +94,12 @@ export class DeliveryService {
    * what the workflow should do next. Never throws for what the receiver did; only for our own I/O.
    */
   async attempt(deliveryId: string, nextDelayMs: number | null, opts: DeliveryOptions): Promise<AttemptOutcome> {
+    const outcome = await this.attemptOnce(deliveryId, nextDelayMs, opts);
+    metrics.webhookAttempts.inc({ outcome: outcome.outcome, status_class: statusClass(outcome.status) });
+    return outcome;
+  }
+
+  private async attemptOnce(deliveryId: string, nextDelayMs: number | null, opts: DeliveryOptions): Promise<AttemptOutcome> {
     const em = this.em;
     const delivery = await em.findOneOrFail(Delivery, { id: deliveryId });
     const webhook = delivery.webhookId ? await em.findOne(Webhook, { id: delivery.webhookId }) : null;
