@@ -29,7 +29,9 @@ const sdkLevel: LogLevel =
 Runtime.install({
   // The SDK's own metrics (task slots, schedule-to-start latency, activity latency and failures,
   // sticky cache) in Prometheus format, from the SDK's core.
-  telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } } },
+  telemetryOptions: {
+    metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } },
+  },
   logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
     const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
     logger[method]({ sdk: meta }, message);
@@ -95,8 +97,7 @@ const relay = setInterval(() => {
       metrics.outboxRelayStarts.inc({ kind: 'task' }, tasks);
       metrics.outboxRelayStarts.inc({ kind: 'event' }, events);
       if (analyses + tasks + events > 0) logger.info({ analyses, tasks, events }, 'relay started stranded work');
-    },
-    )
+    })
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);

@@ -43,7 +43,11 @@ function requestLog(logger: Logger) {
       await next();
     } finally {
       // The route template (`/api/v1/analyses/:id`), never the path: ids would make a series each.
-      const labels = { route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', method: ctx.method, status: String(ctx.status) };
+      const labels = {
+        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+        method: ctx.method,
+        status: String(ctx.status),
+      };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
       logger.info(

@@ -99,7 +99,11 @@ export class DeliveryService {
     return outcome;
   }
 
-  private async attemptOnce(deliveryId: string, nextDelayMs: number | null, opts: DeliveryOptions): Promise<AttemptOutcome> {
+  private async attemptOnce(
+    deliveryId: string,
+    nextDelayMs: number | null,
+    opts: DeliveryOptions,
+  ): Promise<AttemptOutcome> {
     const em = this.em;
     const delivery = await em.findOneOrFail(Delivery, { id: deliveryId });
     const webhook = delivery.webhookId ? await em.findOne(Webhook, { id: delivery.webhookId }) : null;
