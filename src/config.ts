@@ -85,6 +85,8 @@ const schema = z.object({
     ),
   /** Keeps the rate-limit windows in Redis (one Lua script per request); unset: an UNLOGGED PostgreSQL table. */
   REDIS_URL: z.string().url().optional(),
+  // Traces over OTLP/HTTP (e.g. http://collector:4318); unset, tracing is off and costs nothing.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });

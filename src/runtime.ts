@@ -5,6 +5,7 @@ import { closeRedisWindows } from './modules/rate-limits/redis-windows.js';
 import { createCommands, type Commands } from './commands.js';
 import { createServices, type Services } from './services.js';
 import { createTemporalClient, type TemporalHandle } from './temporal/client.js';
+import { initTracing } from './lib/tracing.js';
 
 export type Runtime = {
   config: Config;
@@ -21,6 +22,7 @@ export async function createRuntime(name: string, overrides: Partial<Config> = {
   const cfg = { ...config(), ...overrides };
   const logger = createLogger(cfg.LOG_LEVEL, name);
   const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX);
+  initTracing(name, { endpoint: cfg.OTEL_EXPORTER_OTLP_ENDPOINT });
   const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
   const services = createServices(orm.em, { config: cfg, logger });
   const commands = createCommands(services, { client: temporal.client, config: cfg, logger });

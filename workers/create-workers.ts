@@ -11,6 +11,10 @@ import {
 } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
 import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
+import { createRequire } from 'node:module';
+import type { Context as ActivityContext } from '@temporalio/activity';
+import { OpenTelemetryActivityInboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { tracingExport } from '../src/lib/tracing.js';
 
 const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
 
@@ -27,6 +31,17 @@ let bundle: Promise<WorkflowBundle> | undefined;
 /** The workflow code, bundled once per process and shared by every worker (each bundling takes seconds). */
 export function workflowBundle(): Promise<WorkflowBundle> {
   return (bundle ??= bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
+}
+
+let tracedBundle: Promise<WorkflowBundle> | undefined;
+function tracedWorkflowBundle(): Promise<WorkflowBundle> {
+  return (tracedBundle ??= bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: [
+      createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+    ],
+    logger: new DefaultLogger('WARN'),
+  }));
 }
 
 /** Bundles the workflow code into a file, for WORKFLOW_BUNDLE_PATH (npm test does it once per run). */
@@ -55,8 +70,21 @@ export type WorkerSet = {
  * recognition passes only, so it scales (and is throttled) on its own.
  */
 export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
-  const { connection, namespace, queues, activities } = set;
-  const workflows = { workflowBundle: set.bundlePath ? { codePath: set.bundlePath } : await workflowBundle() };
+  const { connection, namespace, queues } = set;
+  const traced = tracingExport();
+  // With tracing on: the workflow code is bundled with the OpenTelemetry workflow interceptors (a
+  // prebuilt bundle has none), workflow spans leave the sandbox through a sink, and each activity
+  // runs in a span continuing the workflow's trace. Off, none of it is installed.
+  const workflows = traced
+    ? {
+        workflowBundle: await tracedWorkflowBundle(),
+        sinks: { exporter: makeWorkflowExporter(traced.processor, traced.resource) },
+      }
+    : { workflowBundle: set.bundlePath ? { codePath: set.bundlePath } : await workflowBundle() };
+  const activities = set.activities;
+  const interceptors = traced
+    ? { activity: [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })] }
+    : undefined;
   return Promise.all([
     Worker.create({
       connection,
@@ -64,6 +92,7 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
       taskQueue: queues.analyses,
       ...workflows,
       activities,
+      interceptors,
       maxConcurrentActivityTaskExecutions: set.activitySlots,
       maxConcurrentWorkflowTaskExecutions: 50,
     }),
@@ -73,6 +102,7 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
       taskQueue: queues.tasks,
       ...workflows,
       activities,
+      interceptors,
       maxConcurrentActivityTaskExecutions: set.activitySlots,
     }),
     Worker.create({
@@ -81,6 +111,7 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
       taskQueue: queues.deliveries,
       ...workflows,
       activities,
+      interceptors,
       maxConcurrentActivityTaskExecutions: set.activitySlots,
     }),
     Worker.create({
@@ -88,6 +119,7 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
       namespace,
       taskQueue: queues.recognition,
       activities,
+      interceptors,
       maxConcurrentActivityTaskExecutions: set.recognitionSlots,
     }),
   ]);

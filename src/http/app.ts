@@ -21,6 +21,8 @@ import { renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
 import { apiRoutes } from './routes.js';
 import { metrics } from '../lib/metrics.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { requestIds, tracer, tracingEnabled } from '../lib/tracing.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -33,14 +35,35 @@ export type AppDeps = {
   config: Config;
 };
 
+/** The request's server span: the root of the trace its workflow and activities join. */
+function serveInSpan(ctx: Context, next: () => Promise<unknown>) {
+  return tracer().startActiveSpan(
+    `${ctx.method}`,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method } },
+    async (span) => {
+      try {
+        return await next();
+      } finally {
+        const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+        if (route) span.updateName(`${ctx.method} ${route}`).setAttribute('http.route', route);
+        span.setAttribute('http.response.status_code', ctx.status);
+        span.setAttribute('request.id', String(ctx.state.requestId));
+        if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+    },
+  );
+}
+
 function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    const served = () => requestIds.run(requestId, next);
     try {
-      await next();
+      await (tracingEnabled() ? serveInSpan(ctx, served) : served());
     } finally {
       // The route template (`/api/v1/analyses/:id`), never the path: ids would make a series each.
       const labels = {

@@ -1,4 +1,5 @@
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { logContext } from './tracing.js';
 
 export type { Logger };
 
@@ -70,6 +71,8 @@ export function createLogger(level: string, name: string, destination?: Destinat
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { err: serializeError, error: serializeError },
+    // trace_id and the request id on every line written inside a traced span or an API request.
+    mixin: logContext,
   };
   return destination ? pino(options, destination) : pino(options);
 }

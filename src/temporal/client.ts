@@ -1,4 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { tracingEnabled } from '../lib/tracing.js';
 
 export type TemporalHandle = { client: Client; connection: Connection };
 
@@ -8,7 +10,9 @@ export type TemporalHandle = { client: Client; connection: Connection };
  */
 export function createTemporalClient(address: string, namespace: string): TemporalHandle {
   const connection = Connection.lazy({ address });
-  return { connection, client: new Client({ connection, namespace }) };
+  // With tracing on, each start and signal carries the caller's span into the workflow's headers.
+  const interceptors = tracingEnabled() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
+  return { connection, client: new Client({ connection, namespace, interceptors }) };
 }
 
 export async function temporalHealthy(handle: TemporalHandle, timeoutMs = 2000): Promise<boolean> {

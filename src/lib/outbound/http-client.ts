@@ -1,5 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { resolveOutbound, type ResolvedTarget } from './address-guard.js';
+import { withClientSpan } from '../tracing.js';
 
 export type OutboundResponse = {
   status: number;
@@ -67,7 +68,22 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
  * Every outbound HTTP request of the product (image fetches, webhooks, callbacks) goes through here:
  * address guard per hop, pinned connection, hard timeout, capped body.
  */
-export async function outboundRequest(rawUrl: string, opts: OutboundRequest): Promise<OutboundResponse> {
+export function outboundRequest(rawUrl: string, opts: OutboundRequest): Promise<OutboundResponse> {
+  let host = 'invalid';
+  try {
+    host = new URL(rawUrl).host;
+  } catch {
+    // requestOnce refuses it with its own error
+  }
+  const method = opts.method ?? 'GET';
+  return withClientSpan(`HTTP ${method}`, { 'http.request.method': method, 'server.address': host }, async (span) => {
+    const res = await requestOnce(rawUrl, opts);
+    span?.setAttribute('http.response.status_code', res.status);
+    return res;
+  });
+}
+
+async function requestOnce(rawUrl: string, opts: OutboundRequest): Promise<OutboundResponse> {
   let url = rawUrl;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   for (let hop = 0; ; hop++) {

@@ -17,6 +17,7 @@ import { Analysis } from './analysis.entity.js';
 import { Batch } from './batch.entity.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
 import type { AnalysisService, Submitted } from './analysis.service.js';
+import { requestIds } from '../../lib/tracing.js';
 
 const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_key, items) => {
   const ids = items.map((i) => i.id);
@@ -76,9 +77,13 @@ export class AnalysisCommands {
   }
 
   async startAnalysis(a: Analysis): Promise<void> {
+    const identity = analysisWorkflowIdentity(a);
+    // The API request that submitted it, for operators going from a log line to the workflow.
+    const requestId = requestIds.getStore();
     await startOnce(() =>
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
-        ...analysisWorkflowIdentity(a),
+        ...identity,
+        memo: requestId ? { ...identity.memo, requestId } : identity.memo,
         taskQueue: this.queues.analyses,
         args: [
           {
