@@ -29,8 +29,16 @@ const sdkLevel: LogLevel =
 Runtime.install({
   // The SDK's own metrics (task slots, schedule-to-start latency, activity latency and failures,
   // sticky cache) in Prometheus format, from the SDK's core.
+  // Prometheus conventions: `_total` counters, seconds, units in histogram names.
   telemetryOptions: {
-    metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } },
+    metrics: {
+      prometheus: {
+        bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`,
+        countersTotalSuffix: true,
+        unitSuffix: true,
+        useSecondsForDurations: true,
+      },
+    },
   },
   logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
     const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];

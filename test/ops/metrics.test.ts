@@ -167,14 +167,11 @@ describe('Prometheus metrics: the API, the worker and the Temporal SDK', () => {
     const sdk = await scrape(`http://127.0.0.1:${sdkPort}/metrics`);
     const names = new Set(sdk.families.map((f) => f.name));
     for (const name of [
-      'temporal_workflow_completed',
-      'temporal_activity_execution_latency',
-      'temporal_workflow_task_schedule_to_start_latency',
+      'temporal_workflow_completed_total',
+      'temporal_activity_execution_latency_seconds',
+      'temporal_workflow_task_schedule_to_start_latency_seconds',
     ]) {
-      assert.ok(
-        [...names].some((n) => n.startsWith(name)),
-        `${name} in ${[...names].join(', ')}`,
-      );
+      assert.ok(names.has(name), `${name} in ${[...names].join(', ')}`);
     }
     assertNoIds(sdk, 'SDK');
   });
