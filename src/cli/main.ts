@@ -24,23 +24,32 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   migrate        apply pending database migrations
   temporal:setup register the search attributes on TEMPORAL_ADDRESS`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    plan: { type: 'string' },
-    credits: { type: 'string' },
-    org: { type: 'string' },
-    amount: { type: 'string' },
-    pool: { type: 'string' },
-    role: { type: 'string' },
-    key: { type: 'string' },
-    email: { type: 'string' },
-    invitation: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
+const options = {
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  credits: { type: 'string' },
+  org: { type: 'string' },
+  amount: { type: 'string' },
+  pool: { type: 'string' },
+  role: { type: 'string' },
+  key: { type: 'string' },
+  email: { type: 'string' },
+  invitation: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** Bad usage (an unknown option, an option without its value) is the usage and exit code 2, never a stack trace. */
+function parse() {
+  try {
+    return parseArgs({ allowPositionals: true, options });
+  } catch (err) {
+    if (!(err instanceof TypeError && String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS'))) throw err;
+    console.error(`error: ${err.message.split('\n')[0]}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const { positionals, values } = parse();
 
 class UsageError extends Error {}
 

@@ -52,6 +52,24 @@ describe('admin CLI', () => {
     }
   });
 
+  it('exits with 2 and the usage, no stack trace, on an unknown option or an option without its value', async () => {
+    for (const args of [
+      ['org:list', '--bogus'],
+      ['key:create', '--org'],
+      ['credits:show', '--org', '--json'],
+    ]) {
+      await assert.rejects(
+        run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: process.env }),
+        (err: any) => {
+          assert.equal(err.code, 2, args.join(' '));
+          assert.match(err.stderr, /^error: .*\n\nUsage: npm run cli/, args.join(' '));
+          assert.doesNotMatch(err.stderr, /\n\s+at /, 'no stack trace');
+          return true;
+        },
+      );
+    }
+  });
+
   it('exits with 2 and the usage on a bad command', async () => {
     await assert.rejects(
       run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'key:create'], { cwd: root, env: process.env }),
