@@ -8,9 +8,9 @@ import { SA, SEARCH_ATTRIBUTE_NAMES } from '../src/temporal/contracts/search-att
 
 /** Newest CLI tag whose go.mod has no `replace` directives, so `go install` works. */
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
-const CACHE_BIN = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service', 'bin');
+export const CACHE_BIN = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service', 'bin');
 
-function onPath(name: string): string | undefined {
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, name);
     if (dir && existsSync(candidate)) return candidate;
