@@ -32,3 +32,28 @@ export function describeWhenStarted(
     50,
   );
 }
+
+/** Waits until the workflow's history shows a durable timer started and not yet fired: it sleeps. */
+export function timerStarted(client: Client, workflowId: string, timeoutMs = 30_000): Promise<true> {
+  return waitFor(
+    `workflow ${workflowId} waiting on a timer`,
+    async () => {
+      const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      const started = events.filter((e) => e.timerStartedEventAttributes).length;
+      const fired = events.filter((e) => e.timerFiredEventAttributes || e.timerCanceledEventAttributes).length;
+      return started > fired;
+    },
+    timeoutMs,
+    50,
+  );
+}
+
+/**
+ * After a worker is killed: its workflows' next tasks go to the normal task queue at once, as after a
+ * graceful shutdown. Otherwise the server offers them to the dead worker's sticky queue first and
+ * only moves them after the 10 s sticky schedule-to-start timeout (a delay, nothing lost).
+ */
+export async function forgetKilledWorker(client: Client, namespace: string, workflowIds: string[]): Promise<void> {
+  for (const workflowId of workflowIds)
+    await client.workflowService.resetStickyTaskQueue({ namespace, execution: { workflowId } });
+}

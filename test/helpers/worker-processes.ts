@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import protos from '@temporalio/proto';
+import { waitFor } from './wait.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -41,4 +44,21 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   const exited = new Promise((r) => child.once('exit', r));
   child.kill(signal);
   await exited;
+}
+
+/** Waits until a worker polls this task queue for workflow tasks: a spawned worker is up and serving. */
+export async function workerPolling(client: Client, namespace: string, taskQueue: string): Promise<void> {
+  await waitFor(
+    `a worker polling ${taskQueue}`,
+    async () => {
+      const { pollers } = await client.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: taskQueue },
+        taskQueueType: protos.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      return (pollers?.length ?? 0) > 0;
+    },
+    60_000,
+    100,
+  );
 }

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
 import { sql } from '../../../src/db/sql.js';
 import { createCommands } from '../../../src/commands.js';
 import { backgroundStartsSettled } from '../../../src/modules/analyses/analysis-commands.js';
 import { createServices } from '../../../src/services.js';
-import { createTemporalClient } from '../../../src/temporal/client.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
-import { waitFor } from '../../helpers/wait.js';
+import { forgetKilledWorker, waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
 import { spawnWorker, stopProcess } from '../../helpers/worker-processes.js';
 
@@ -43,8 +43,10 @@ describe('durability between the database, Temporal and worker processes', () =>
     const id = res.body.data.id;
     await first.printed('RECOGNIZING');
     await stopProcess(first.child);
+    await forgetKilledWorker(api.runtime.temporal.client, api.runtime.config.TEMPORAL_NAMESPACE, [id]);
 
-    const second = spawnWorker(prefix);
+    // The retried pass need not be slow: the kill happened in the first one.
+    const second = spawnWorker(prefix, { env: { SLOW_RECOGNIZER_MS: '200' } });
     children.push(second.child);
     const done = await waitFor(
       'the analysis to complete on the second worker',
@@ -76,7 +78,9 @@ describe('durability between the database, Temporal and worker processes', () =>
 
   it('a commit whose workflow start never happened is started by the relay, once', async () => {
     // The API's Temporal is unreachable: the analysis is committed and charged, its start deferred.
-    const unreachable = createTemporalClient('127.0.0.1:1', 'default');
+    // (A client without the default gRPC retries, which would keep trying for some 20 s first.)
+    const connection = Connection.lazy({ address: '127.0.0.1:1', interceptors: [] });
+    const unreachable = { connection, client: new Client({ connection, namespace: 'default' }) };
     const services = createServices(api.runtime.orm.em.fork(), {
       config: api.runtime.config,
       logger: api.runtime.logger,
@@ -97,7 +101,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(row!.workflow_started_at, null);
 
     // A worker process runs the relay; it starts the stranded workflow after its grace period.
-    const worker = spawnWorker(prefix, { relay: true });
+    const worker = spawnWorker(prefix, { relay: true, env: { SLOW_RECOGNIZER_MS: '200' } });
     children.push(worker.child);
     const done = await waitFor(
       'the relay to start and finish the analysis',

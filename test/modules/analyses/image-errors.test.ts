@@ -46,13 +46,17 @@ describe('failed image fetches say what the client can act on, and nothing about
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
 
-    const refused = await failed(`http://127.0.0.1:${port}/shelf.png`);
+    // Both at once: each waits out the fetch's retries (some 7 s).
+    const [refused, unresolvable] = await Promise.all([
+      failed(`http://127.0.0.1:${port}/shelf.png`),
+      failed('http://no-such-host.invalid/shelf.png'),
+    ]);
     assert.equal(refused.status, 'failed');
     assert.equal(refused.error.code, 'IMAGE_UNREACHABLE');
     assert.doesNotMatch(refused.error.message, INSIDE);
     assert.ok(!refused.error.message.includes(String(port)));
 
-    const unresolvable = await failed('http://no-such-host.invalid/shelf.png');
+    assert.equal(unresolvable.status, 'failed');
     assert.equal(unresolvable.error.code, 'IMAGE_UNREACHABLE');
     assert.doesNotMatch(unresolvable.error.message, INSIDE);
     assert.match(unresolvable.error.message, /resolved/);

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { config } from '../../../src/config.js';
+import { createTemporalClient } from '../../../src/temporal/client.js';
+import { taskQueues } from '../../../src/temporal/contracts/task-queues.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
-import { waitFor } from '../../helpers/wait.js';
+import { forgetKilledWorker, timerStarted, waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
-import { spawnWorker, stopProcess } from '../../helpers/worker-processes.js';
+import { spawnWorker, stopProcess, workerPolling } from '../../helpers/worker-processes.js';
 
 const today = new Date().toISOString().slice(0, 10);
 
@@ -17,8 +20,15 @@ describe('task timers across a killed worker', () => {
   let dueAt: number;
 
   before(async () => {
-    // Long enough to start a worker, let the workflows reach their timers and kill it (asserted below).
-    dueAt = Date.now() + 15_000;
+    // The first worker is up before the due time is set: what follows until the kill takes a second or two.
+    const first = spawnWorker(prefix);
+    children.push(first.child);
+    const cfg = config();
+    const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+    await workerPolling(temporal.client, cfg.TEMPORAL_NAMESPACE, taskQueues(prefix).tasks);
+    await temporal.connection.close();
+    // Long enough to start the API, let the workflows reach their timers and kill the worker (asserted below).
+    dueAt = Date.now() + 8_000;
     api = await startTestApi({
       TASK_QUEUE_PREFIX: prefix,
       TASK_OVERDUE_AFTER_MS: dueAt - Date.parse(`${today}T00:00:00Z`),
@@ -31,8 +41,6 @@ describe('task timers across a killed worker', () => {
   });
 
   it('tasks waiting for their due dates keep their timers when the worker dies', async () => {
-    const { child: first } = spawnWorker(prefix);
-    children.push(first);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
       ids.push(
@@ -40,18 +48,9 @@ describe('task timers across a killed worker', () => {
           .body.data.id,
       );
     // The timers exist once the workflows have run their first task on the first worker.
-    await waitFor(
-      'the workflows to be waiting',
-      async () => {
-        for (const id of ids) {
-          const d = await api.runtime.temporal.client.workflow.getHandle(id).describe();
-          if (d.historyLength < 5) return false;
-        }
-        return true;
-      },
-      30_000,
-    );
-    await stopProcess(first);
+    for (const id of ids) await timerStarted(api.runtime.temporal.client, id);
+    await stopProcess(children[0]!);
+    await forgetKilledWorker(api.runtime.temporal.client, api.runtime.config.TEMPORAL_NAMESPACE, ids);
     assert.ok(Date.now() < dueAt, 'the worker died before the due time');
 
     const { child: second } = spawnWorker(prefix);

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { startReceiver } from '../../helpers/receiver.js';
-import { waitFor } from '../../helpers/wait.js';
+import { forgetKilledWorker, timerStarted, waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
 import { spawnWorker, stopProcess } from '../../helpers/worker-processes.js';
 
@@ -33,7 +33,13 @@ describe('delivery durability', () => {
     children.push(first);
     const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
     await waitFor('the first attempt', async () => receiver.received.length === 1);
+    // Kill it once the attempt is recorded and the workflow sleeps on its retry timer: killed any
+    // earlier, the attempt's activity would be in flight and only retried after its 45 s timeout.
+    await timerStarted(api.runtime.temporal.client, test.body.data.deliveryId);
     await stopProcess(first);
+    await forgetKilledWorker(api.runtime.temporal.client, api.runtime.config.TEMPORAL_NAMESPACE, [
+      test.body.data.deliveryId,
+    ]);
 
     const { child: second } = spawnWorker(prefix);
     children.push(second);
