@@ -26,14 +26,19 @@ const apiPorts = ports('CLUSTER_API_PORTS', '3000,3002');
 const workerPorts = ports('CLUSTER_WORKER_PORTS', '3001,3003');
 
 const children: ChildProcess[] = [];
-let temporal: TemporalServer | undefined;
+let temporal: TemporalServer | undefined = undefined;
 let stopping = false;
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     say('stopping');
     await Promise.all(
-      children.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : (c.once('exit', r), c.kill('SIGTERM'))))),
+      children.map(
+        (c) =>
+          new Promise((r) =>
+            c.exitCode !== null || c.signalCode !== null ? r(null) : (c.once('exit', r), c.kill('SIGTERM')),
+          ),
+      ),
     );
     await temporal?.stop();
   }
@@ -53,13 +58,20 @@ const db = {
   visibility: 'temporal_cluster_visibility',
 };
 setupSchema(sqlTool, db, say);
-temporal = await startTemporalServer(server, db, { port: temporalPort, portBase: temporalPort + 10, metricsPort: temporalPort + 30 });
+temporal = await startTemporalServer(server, db, {
+  port: temporalPort,
+  portBase: temporalPort + 10,
+  metricsPort: temporalPort + 30,
+});
 say(`Temporal server (PostgreSQL, 4 shards) at ${temporal.address}, its metrics on :${temporalPort + 30}`);
 
 // 2. The namespace and our search attributes (a real server starts with neither).
 const handle = createTemporalClient(temporal.address, 'default');
 try {
-  await handle.connection.workflowService.registerNamespace({ namespace: 'default', workflowExecutionRetentionPeriod: msToTs('3 days') });
+  await handle.connection.workflowService.registerNamespace({
+    namespace: 'default',
+    workflowExecutionRetentionPeriod: msToTs('3 days'),
+  });
   say('namespace default registered');
 } catch (err) {
   if (!/already exists|AlreadyExists/i.test(String(err))) throw err;
@@ -97,7 +109,11 @@ const env = {
   SECRETS_KEY: process.env.SECRETS_KEY ?? readFileSync(keyFile, 'utf8').trim(),
 };
 function run(label: string, args: string[], extra: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...env, ...extra }, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...env, ...extra },
+    stdio: 'inherit',
+  });
   child.once('exit', (code, signal) => {
     if (!stopping) {
       say(`${label} exited (${signal ?? code}); stopping the cluster`);
@@ -107,23 +123,44 @@ function run(label: string, args: string[], extra: Record<string, string> = {}):
   return child;
 }
 await new Promise<void>((done, fail) =>
-  spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { cwd: root, env, stdio: 'inherit' }).once('exit', (code) =>
-    code === 0 ? done() : fail(new Error(`migrate exited ${code}`)),
+  spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { cwd: root, env, stdio: 'inherit' }).once(
+    'exit',
+    (code) => (code === 0 ? done() : fail(new Error(`migrate exited ${code}`))),
   ),
 );
 
 // 4. Two APIs and two workers.
-apiPorts.forEach((port, i) => children.push(run(`api ${i + 1}`, ['src/bin/api.ts'], { PORT: String(port), METRICS_PORT: String(9464 + 2 * i) })));
+apiPorts.forEach((port, i) =>
+  children.push(run(`api ${i + 1}`, ['src/bin/api.ts'], { PORT: String(port), METRICS_PORT: String(9464 + 2 * i) })),
+);
 workerPorts.forEach((port, i) =>
-  children.push(run(`worker ${i + 1}`, ['workers/main.ts'], { WORKER_HEALTH_PORT: String(port), TEMPORAL_METRICS_PORT: String(9465 + 2 * i) })),
+  children.push(
+    run(`worker ${i + 1}`, ['workers/main.ts'], {
+      WORKER_HEALTH_PORT: String(port),
+      TEMPORAL_METRICS_PORT: String(9465 + 2 * i),
+    }),
+  ),
 );
 const healthy = async (url: string) => {
   for (let i = 0; i < 600; i++) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} never became healthy`);
 };
-await Promise.all([...apiPorts.map((p) => healthy(`http://127.0.0.1:${p}/health/ready`)), ...workerPorts.map((p) => healthy(`http://127.0.0.1:${p}/health`))]);
-say(`ready: APIs on ${apiPorts.map((p) => `http://127.0.0.1:${p}/api/v1`).join(' and ')}; workers' health on ${workerPorts.join(', ')}`);
-say(`database ${appUrl.toString()}; Temporal ${temporal.address} (temporal workflow list --address ${temporal.address}). Ctrl-C stops everything.`);
+await Promise.all([
+  ...apiPorts.map((p) => healthy(`http://127.0.0.1:${p}/health/ready`)),
+  ...workerPorts.map((p) => healthy(`http://127.0.0.1:${p}/health`)),
+]);
+say(
+  `ready: APIs on ${apiPorts.map((p) => `http://127.0.0.1:${p}/api/v1`).join(' and ')}; workers' health on ${workerPorts.join(', ')}`,
+);
+say(
+  `database ${appUrl.toString()}; Temporal ${temporal.address} (temporal workflow list --address ${temporal.address}). Ctrl-C stops everything.`,
+);
