@@ -85,41 +85,21 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
   const interceptors = traced
     ? { activity: [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })] }
     : undefined;
+  const common = { connection, namespace, activities, interceptors };
   return Promise.all([
+    // Workflows and their light activities; each activity may hold a database connection.
+    ...[queues.analyses, queues.tasks, queues.deliveries].map((taskQueue) =>
+      Worker.create({
+        ...common,
+        ...workflows,
+        taskQueue,
+        maxConcurrentActivityTaskExecutions: set.activitySlots,
+        ...(taskQueue === queues.analyses ? { maxConcurrentWorkflowTaskExecutions: 50 } : {}),
+      }),
+    ),
     Worker.create({
-      connection,
-      namespace,
-      taskQueue: queues.analyses,
-      ...workflows,
-      activities,
-      interceptors,
-      maxConcurrentActivityTaskExecutions: set.activitySlots,
-      maxConcurrentWorkflowTaskExecutions: 50,
-    }),
-    Worker.create({
-      connection,
-      namespace,
-      taskQueue: queues.tasks,
-      ...workflows,
-      activities,
-      interceptors,
-      maxConcurrentActivityTaskExecutions: set.activitySlots,
-    }),
-    Worker.create({
-      connection,
-      namespace,
-      taskQueue: queues.deliveries,
-      ...workflows,
-      activities,
-      interceptors,
-      maxConcurrentActivityTaskExecutions: set.activitySlots,
-    }),
-    Worker.create({
-      connection,
-      namespace,
+      ...common,
       taskQueue: queues.recognition,
-      activities,
-      interceptors,
       maxConcurrentActivityTaskExecutions: set.recognitionSlots,
     }),
   ]);

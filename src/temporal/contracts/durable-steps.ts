@@ -17,11 +17,11 @@ const nonRetryableErrorTypes = [DATABASE_REFUSED];
  * deadlock) is retried with backoff for up to 30 minutes, long enough to outlast a restart or a
  * failover, short enough that a result is not held for hours: then the workflow takes its failure path.
  */
-export const BOOKKEEPING: ActivityOptions = {
+export const BOOKKEEPING = {
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '30 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes },
-};
+} satisfies ActivityOptions;
 
 /**
  * BOOKKEEPING run as a local activity, for the steps at the end of an analysis a client waits on
@@ -29,12 +29,7 @@ export const BOOKKEEPING: ActivityOptions = {
  * in the workflow task that follows recognition. Same budget; past a few seconds of retrying in
  * process the backoff becomes a durable timer (localRetryThreshold).
  */
-export const BOOKKEEPING_LOCAL: LocalActivityOptions = {
-  startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: '30 minutes',
-  localRetryThreshold: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes },
-};
+export const BOOKKEEPING_LOCAL: LocalActivityOptions = { ...BOOKKEEPING, localRetryThreshold: '10 seconds' };
 
 /**
  * The step that settles a failure (the refund, the failed status): nothing comes after it, so it
