@@ -5,17 +5,25 @@
 //   - the `default` namespace and our search attributes registered on it;
 //   - our migrations applied to shelf_cluster on the same server;
 //   - two API processes and two worker processes against it.
-// Ctrl-C (or SIGTERM) stops everything it started. Ports: CLUSTER_TEMPORAL_PORT (7733),
-// CLUSTER_API_PORTS (3000,3002), CLUSTER_WORKER_PORTS (3001,3003); metrics ports follow (README).
+// Every step is idempotent: a second run finds the databases, schema, namespace and attributes there.
+// Ctrl-C, SIGTERM or SIGHUP (to this process or to the `npm run` that started it) stops everything it
+// started: APIs and workers first, then the server; whatever is still running after
+// CLUSTER_STOP_GRACE_MS (30000) gets SIGKILL, and so does everything on a second Ctrl-C. A failed start,
+// or any of the processes exiting, stops the rest too.
+// Ports: CLUSTER_TEMPORAL_PORT (7733; the server's other services take +11..+18, its metrics +30),
+// CLUSTER_API_PORTS (3000,3002), CLUSTER_WORKER_PORTS (3001,3003), CLUSTER_METRICS_PORT (9464: the
+// APIs' metrics from there in steps of 2, the workers' SDK metrics one above each).
+// `npm run cluster:check` proves a running cluster end to end.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { msToTs } from '@temporalio/common';
 import pg from 'pg';
-import { createTemporalClient } from '../src/temporal/client.js';
+import { createTemporalClient, temporalHealthy } from '../src/temporal/client.js';
 import { ensureSearchAttributes } from '../src/temporal/setup.js';
-import { serverBinaries, setupSchema, startTemporalServer, type TemporalServer } from './temporal-server.js';
+import { serverBinaries, setupSchema, startTemporalServer } from './temporal-server.js';
+import { waitForPort } from './temporal.js';
 
 const root = resolve(import.meta.dirname, '..');
 const say = (msg: string) => console.log(`[cluster] ${msg}`);
@@ -24,143 +32,232 @@ const ports = (name: string, fallback: string) => (process.env[name] ?? fallback
 const temporalPort = Number(process.env.CLUSTER_TEMPORAL_PORT ?? 7733);
 const apiPorts = ports('CLUSTER_API_PORTS', '3000,3002');
 const workerPorts = ports('CLUSTER_WORKER_PORTS', '3001,3003');
+const metricsPort = Number(process.env.CLUSTER_METRICS_PORT ?? 9464);
+const graceMs = Number(process.env.CLUSTER_STOP_GRACE_MS ?? 30_000);
 
+// Everything started, the Temporal server kept apart: it stops last.
 const children: ChildProcess[] = [];
-let temporal: TemporalServer | undefined = undefined;
+let server: ChildProcess | undefined;
 let stopping = false;
-async function stop(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    say('stopping');
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise((r) =>
-            c.exitCode !== null || c.signalCode !== null ? r(null) : (c.once('exit', r), c.kill('SIGTERM')),
-          ),
-      ),
-    );
-    await temporal?.stop();
+const alive = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+
+function terminate(c: ChildProcess): Promise<void> {
+  if (!alive(c)) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(() => {
+      say(`pid ${c.pid} still running ${graceMs} ms after SIGTERM: SIGKILL`);
+      c.kill('SIGKILL');
+    }, graceMs);
+    c.once('exit', () => {
+      clearTimeout(timer);
+      done();
+    });
+    c.kill('SIGTERM');
+  });
+}
+
+async function stop(code: number, why: string): Promise<void> {
+  if (stopping) {
+    // A second signal: no more waiting.
+    for (const c of [...children, ...(server ? [server] : [])]) if (alive(c)) c.kill('SIGKILL');
+    process.exit(code || 130);
   }
+  stopping = true;
+  say(`stopping (${why})`);
+  await Promise.all(children.map(terminate));
+  if (server) await terminate(server);
+  say('all processes stopped');
   process.exit(code);
 }
-process.once('SIGINT', () => void stop(0));
-process.once('SIGTERM', () => void stop(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(0, signal));
 
-// 1. The Temporal server on PostgreSQL.
-const { server, sqlTool } = serverBinaries(say);
-const db = {
-  host: serverUrl.hostname,
-  port: Number(serverUrl.port || 5432),
-  user: decodeURIComponent(serverUrl.username || 'postgres'),
-  password: decodeURIComponent(serverUrl.password),
-  main: 'temporal_cluster',
-  visibility: 'temporal_cluster_visibility',
-};
-setupSchema(sqlTool, db, say);
-temporal = await startTemporalServer(server, db, {
-  port: temporalPort,
-  portBase: temporalPort + 10,
-  metricsPort: temporalPort + 30,
-});
-say(`Temporal server (PostgreSQL, 4 shards) at ${temporal.address}, its metrics on :${temporalPort + 30}`);
-
-// 2. The namespace and our search attributes (a real server starts with neither).
-const handle = createTemporalClient(temporal.address, 'default');
-try {
-  await handle.connection.workflowService.registerNamespace({
-    namespace: 'default',
-    workflowExecutionRetentionPeriod: msToTs('3 days'),
-  });
-  say('namespace default registered');
-} catch (err) {
-  if (!/already exists|AlreadyExists/i.test(String(err))) throw err;
-}
-for (let attempt = 0; ; attempt++) {
-  try {
-    const added = await ensureSearchAttributes(handle, 'default');
-    if (added.length) say(`search attributes added: ${added.join(', ')}`);
-    break;
-  } catch (err) {
-    // The namespace reaches the other services on their cache refresh (about 10 s).
-    if (attempt > 30) throw err;
-    await new Promise((r) => setTimeout(r, 1000));
+/**
+ * `npm run` starts us through `sh -c` and tsx; a SIGTERM to npm ends sh without passing it on, which
+ * would leave this whole cluster running. So the launchers between us and whoever typed the command
+ * are watched, and when one of them is gone the cluster stops (Linux /proc; elsewhere, nothing is watched).
+ */
+function watchLaunchers(): void {
+  const chain: number[] = [];
+  for (let pid = process.ppid; pid > 1;) {
+    let cmd: string, stat: string;
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      break;
+    }
+    if (!/^(\S*\/)?((node|npm|npx|tsx)( |$)|(sh|dash|bash) -c )/.test(cmd)) break;
+    chain.push(pid);
+    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   }
+  // Gone: no /proc entry, or a zombie nobody has reaped yet.
+  const gone = (pid: number) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat[stat.lastIndexOf(')') + 2] === 'Z';
+    } catch {
+      return true;
+    }
+  };
+  setInterval(() => {
+    const dead = chain.find(gone);
+    if (dead !== undefined && !stopping) void stop(0, `launcher ${dead} is gone`);
+  }, 1000).unref();
 }
-await handle.connection.close();
 
-// 3. The service's database.
-const appUrl = new URL(serverUrl);
-appUrl.pathname = '/shelf_cluster';
-const admin = new pg.Client({ connectionString: serverUrl.toString() });
-await admin.connect();
-const exists = await admin.query(`select 1 from pg_database where datname = 'shelf_cluster'`);
-if (exists.rowCount === 0) await admin.query('create database shelf_cluster');
-await admin.end();
-const dataDir = join(root, '.data');
-mkdirSync(dataDir, { recursive: true });
-const keyFile = join(dataDir, 'cluster-secrets.key');
-if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-const env = {
-  ...process.env,
-  DATABASE_URL: appUrl.toString(),
-  TEMPORAL_ADDRESS: temporal.address,
-  TEMPORAL_NAMESPACE: 'default',
-  SECRETS_KEY: process.env.SECRETS_KEY ?? readFileSync(keyFile, 'utf8').trim(),
-};
-function run(label: string, args: string[], extra: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    env: { ...env, ...extra },
-    stdio: 'inherit',
-  });
+function run(label: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: 'inherit' });
+  children.push(child);
   child.once('exit', (code, signal) => {
     if (!stopping) {
       say(`${label} exited (${signal ?? code}); stopping the cluster`);
-      void stop(1);
+      void stop(1, `${label} exited`);
     }
   });
   return child;
 }
-await new Promise<void>((done, fail) =>
-  spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { cwd: root, env, stdio: 'inherit' }).once(
-    'exit',
-    (code) => (code === 0 ? done() : fail(new Error(`migrate exited ${code}`))),
-  ),
-);
 
-// 4. Two APIs and two workers.
-apiPorts.forEach((port, i) =>
-  children.push(run(`api ${i + 1}`, ['src/bin/api.ts'], { PORT: String(port), METRICS_PORT: String(9464 + 2 * i) })),
-);
-workerPorts.forEach((port, i) =>
-  children.push(
-    run(`worker ${i + 1}`, ['workers/main.ts'], {
-      WORKER_HEALTH_PORT: String(port),
-      TEMPORAL_METRICS_PORT: String(9465 + 2 * i),
-    }),
-  ),
-);
-const healthy = async (url: string) => {
+async function healthy(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} never became healthy`);
-};
-await Promise.all([
-  ...apiPorts.map((p) => healthy(`http://127.0.0.1:${p}/health/ready`)),
-  ...workerPorts.map((p) => healthy(`http://127.0.0.1:${p}/health`)),
-]);
-say(
-  `ready: APIs on ${apiPorts.map((p) => `http://127.0.0.1:${p}/api/v1`).join(' and ')}; workers' health on ${workerPorts.join(', ')}`,
-);
-say(
-  `database ${appUrl.toString()}; Temporal ${temporal.address} (temporal workflow list --address ${temporal.address}). Ctrl-C stops everything.`,
-);
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+
+  // 1. The Temporal server on PostgreSQL.
+  const { server: serverBinary, sqlTool } = serverBinaries(say);
+  const db = {
+    host: serverUrl.hostname,
+    port: Number(serverUrl.port || 5432),
+    user: decodeURIComponent(serverUrl.username || 'postgres'),
+    password: decodeURIComponent(serverUrl.password),
+    main: 'temporal_cluster',
+    visibility: 'temporal_cluster_visibility',
+  };
+  setupSchema(sqlTool, db, say);
+  // Something already there (another cluster?) would pass for our server's frontend.
+  const taken = await waitForPort(temporalPort, '127.0.0.1', 0).then(
+    () => true,
+    () => false,
+  );
+  if (taken) throw new Error(`port ${temporalPort} is in use (another cluster? set CLUSTER_TEMPORAL_PORT)`);
+  const temporal = await startTemporalServer(serverBinary, db, {
+    port: temporalPort,
+    portBase: temporalPort + 10,
+    metricsPort: temporalPort + 30,
+    onSpawn: (child) => {
+      server = child;
+      child.once('exit', (code, signal) => {
+        if (!stopping) void stop(1, `the Temporal server exited (${signal ?? code})`);
+      });
+    },
+  });
+  if (stopping) return;
+
+  // 2. The namespace and our search attributes (a real server starts with neither).
+  const handle = createTemporalClient(temporal.address, 'default');
+  for (let i = 0; !(await temporalHealthy(handle)); i++) {
+    if (i > 60) throw new Error(`the Temporal server at ${temporal.address} never answered GetSystemInfo`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  say(`Temporal server (PostgreSQL, 4 shards) answers at ${temporal.address} after ${elapsed()}`);
+  try {
+    await handle.connection.workflowService.registerNamespace({
+      namespace: 'default',
+      workflowExecutionRetentionPeriod: msToTs('3 days'),
+    });
+    say('namespace default registered');
+  } catch (err) {
+    if (!/already exists|AlreadyExists/i.test(String(err))) throw err;
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const added = await ensureSearchAttributes(handle, 'default');
+      if (added.length) say(`search attributes added: ${added.join(', ')}`);
+      break;
+    } catch (err) {
+      // The namespace reaches the other services on their cache refresh (about 10 s).
+      if (attempt > 30) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  await handle.connection.close();
+
+  // 3. The service's database.
+  const appUrl = new URL(serverUrl);
+  appUrl.pathname = '/shelf_cluster';
+  const admin = new pg.Client({ connectionString: serverUrl.toString() });
+  await admin.connect();
+  const exists = await admin.query(`select 1 from pg_database where datname = 'shelf_cluster'`);
+  if (exists.rowCount === 0) await admin.query('create database shelf_cluster');
+  await admin.end();
+  const dataDir = join(root, '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const keyFile = join(dataDir, 'cluster-secrets.key');
+  if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  const env = {
+    ...process.env,
+    DATABASE_URL: appUrl.toString(),
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: 'default',
+    SECRETS_KEY: process.env.SECRETS_KEY ?? readFileSync(keyFile, 'utf8').trim(),
+  };
+  const migrate = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  children.push(migrate);
+  const migrated = await new Promise<number | null>((done) => migrate.once('exit', done));
+  if (stopping) return;
+  if (migrated !== 0) throw new Error(`migrate exited ${migrated}`);
+
+  // 4. Two APIs and two workers.
+  apiPorts.forEach((port, i) =>
+    run(`api ${i + 1}`, ['src/bin/api.ts'], { ...env, PORT: String(port), METRICS_PORT: String(metricsPort + 2 * i) }),
+  );
+  workerPorts.forEach((port, i) =>
+    run(`worker ${i + 1}`, ['workers/main.ts'], {
+      ...env,
+      WORKER_HEALTH_PORT: String(port),
+      TEMPORAL_METRICS_PORT: String(metricsPort + 1 + 2 * i),
+    }),
+  );
+  await Promise.all([
+    ...apiPorts.map((p) => healthy(`http://127.0.0.1:${p}/health/ready`)),
+    ...workerPorts.map((p) => healthy(`http://127.0.0.1:${p}/health`)),
+  ]);
+  if (stopping) return;
+  say(`ready after ${elapsed()}:`);
+  say(
+    `  Temporal server  ${temporal.address} (pid ${server?.pid}), metrics http://127.0.0.1:${temporalPort + 30}/metrics`,
+  );
+  say(`                   temporal workflow list --address ${temporal.address}`);
+  apiPorts.forEach((p, i) =>
+    say(
+      `  API ${i + 1}            http://127.0.0.1:${p}/api/v1 (pid ${children[1 + i]?.pid}), metrics :${metricsPort + 2 * i}`,
+    ),
+  );
+  workerPorts.forEach((p, i) =>
+    say(
+      `  worker ${i + 1}         health http://127.0.0.1:${p}/health (pid ${children[1 + apiPorts.length + i]?.pid}), SDK metrics :${metricsPort + 1 + 2 * i}`,
+    ),
+  );
+  say(`  database         ${appUrl.toString()}; Temporal's: ${db.main}, ${db.visibility}`);
+  say('Ctrl-C stops everything.');
+}
+
+watchLaunchers();
+main().catch((err: unknown) => {
+  console.error(err);
+  void stop(1, 'start failed');
+});

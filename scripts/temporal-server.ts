@@ -1,6 +1,10 @@
 // The real Temporal server (not the dev server): built once from its Go module, with
 // temporal-sql-tool for its PostgreSQL schema, both cached beside the CLI in ~/.cache/shelf-service/bin.
 // `npm run temporal:server` prints the server binary's path (building it if needed).
+// Where each binary comes from, first match wins (as scripts/temporal.ts does for the CLI):
+//   TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, then `temporal-server` / `temporal-sql-tool` on PATH
+//   (their names in Temporal's images), then the cache, then `go install` into the cache once.
+//   Each must be SERVER_VERSION: the schema applied comes from that version's module.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,25 +15,59 @@ export const SERVER_VERSION = 'v1.29.1';
 const MODULE = 'go.temporal.io/server';
 const root = resolve(import.meta.dirname, '..');
 
-function goInstall(pkg: string, binary: string, log: (msg: string) => void): string {
-  const path = join(CACHE_BIN, binary);
+/** The version a binary reports (`temporal version 1.29.1`, `temporal-sql-tool version 1.29.1`). */
+function versionOf(binary: string): string | undefined {
+  const out = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  return /version (\S+)/.exec(out)?.[1];
+}
+
+function find(
+  pkg: string,
+  { env, pathName, cached }: { env: string; pathName: string; cached: string },
+  log: (msg: string) => void,
+): string {
+  const wanted = SERVER_VERSION.slice(1);
+  const given = process.env[env];
+  if (given) {
+    if (!existsSync(given)) throw new Error(`${env}=${given} does not exist`);
+    const version = versionOf(given);
+    if (version !== wanted) throw new Error(`${env}=${given} is version ${version ?? '?'}, not ${wanted}`);
+    return given;
+  }
+  const onSystem = onPath(pathName);
+  if (onSystem) {
+    const version = versionOf(onSystem);
+    if (version === wanted) return onSystem;
+    log(`Ignoring ${onSystem}: version ${version ?? '?'}, not ${wanted}`);
+  }
+  const path = join(CACHE_BIN, cached);
   if (existsSync(path)) return path;
-  if (!onPath('go')) throw new Error(`${binary} is not in ${CACHE_BIN} and there is no Go toolchain to build it`);
-  log(`Building ${pkg}@${SERVER_VERSION} once into ${CACHE_BIN}...`);
+  if (!onPath('go')) throw new Error(`${cached} is not in ${CACHE_BIN} and there is no Go toolchain to build it`);
+  log(`Building ${pkg}@${SERVER_VERSION} once into ${CACHE_BIN} (minutes on 2 cores)...`);
   mkdirSync(CACHE_BIN, { recursive: true });
+  const started = Date.now();
   const result = spawnSync('go', ['install', `${pkg}@${SERVER_VERSION}`], {
     env: { ...process.env, GOBIN: CACHE_BIN },
     stdio: 'inherit',
   });
   if (result.status !== 0 || !existsSync(path)) throw new Error(`go install ${pkg}@${SERVER_VERSION} failed`);
+  log(`Built ${path} in ${Math.round((Date.now() - started) / 1000)} s`);
   return path;
 }
 
-/** The server binary (`cmd/server`) and temporal-sql-tool (`cmd/tools/sql`), built once. */
+/** The server binary (`cmd/server`) and temporal-sql-tool (`cmd/tools/sql`). */
 export function serverBinaries(log: (msg: string) => void = console.error): { server: string; sqlTool: string } {
   return {
-    server: goInstall(`${MODULE}/cmd/server`, 'server', log),
-    sqlTool: goInstall(`${MODULE}/cmd/tools/sql`, 'sql', log),
+    server: find(
+      `${MODULE}/cmd/server`,
+      { env: 'TEMPORAL_SERVER_PATH', pathName: 'temporal-server', cached: 'server' },
+      log,
+    ),
+    sqlTool: find(
+      `${MODULE}/cmd/tools/sql`,
+      { env: 'TEMPORAL_SQL_TOOL_PATH', pathName: 'temporal-sql-tool', cached: 'sql' },
+      log,
+    ),
   };
 }
 
@@ -58,21 +96,13 @@ export function setupSchema(sqlTool: string, db: ServerDatabase, log: (msg: stri
     [db.main, 'temporal'],
     [db.visibility, 'visibility'],
   ] as const) {
-    const base = [
-      '--plugin',
-      'postgres12',
-      '--ep',
-      db.host,
-      '-p',
-      String(db.port),
-      '-u',
-      db.user,
-      ...(db.password ? ['--pw', db.password] : []),
-      '--db',
-      name,
-    ];
+    const base = ['--plugin', 'postgres12', '--ep', db.host, '-p', String(db.port), '-u', db.user, '--db', name];
     const run = (args: string[], allowFailure = false) => {
-      const r = spawnSync(sqlTool, [...base, ...args], { encoding: 'utf8' });
+      // The password goes by SQL_PASSWORD, not argv (where ps would show it).
+      const r = spawnSync(sqlTool, [...base, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, SQL_PASSWORD: db.password },
+      });
       if (r.status !== 0 && !allowFailure)
         throw new Error(`temporal-sql-tool ${args[0]} on ${name}: ${r.stderr || r.stdout}`);
       return r;
@@ -90,11 +120,14 @@ export function setupSchema(sqlTool: string, db: ServerDatabase, log: (msg: stri
 
 export type TemporalServer = { address: string; child: ChildProcess; stop(): Promise<void> };
 
-/** Starts the server with ops/temporal/production.yaml; resolves once the frontend accepts connections. */
+/**
+ * Starts the server with ops/temporal/production.yaml; resolves once the frontend accepts connections.
+ * onSpawn gets the process at once, so a caller stopped meanwhile can end it; a failed start ends it here.
+ */
 export async function startTemporalServer(
   server: string,
   db: ServerDatabase,
-  opts: { port: number; portBase: number; metricsPort: number },
+  opts: { port: number; portBase: number; metricsPort: number; onSpawn?: (child: ChildProcess) => void },
 ): Promise<TemporalServer> {
   const child = spawn(
     server,
@@ -116,11 +149,18 @@ export async function startTemporalServer(
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
+  opts.onSpawn?.(child);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  await Promise.race([
-    waitForPort(opts.port, '127.0.0.1', 120_000),
-    exited.then(() => Promise.reject(new Error('the Temporal server exited at start'))),
-  ]);
+  try {
+    await Promise.race([
+      waitForPort(opts.port, '127.0.0.1', 120_000),
+      exited.then(() => Promise.reject(new Error('the Temporal server exited at start'))),
+    ]);
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    throw err;
+  }
   return {
     address: `127.0.0.1:${opts.port}`,
     child,
@@ -131,4 +171,9 @@ export async function startTemporalServer(
   };
 }
 
-if (process.argv.includes('--print-path')) console.log(serverBinaries().server);
+// `npm run temporal:server` prints the server's path (building it if needed).
+if (process.argv[1]?.endsWith('temporal-server.ts') && process.argv.includes('--print-path')) {
+  const { server, sqlTool } = serverBinaries();
+  console.error(`temporal-sql-tool: ${sqlTool}`);
+  console.log(server);
+}
