@@ -17,7 +17,7 @@ import { jsonBody } from './body.js';
 import { errorHandler } from './error-handler.js';
 import { admit, categoryOf, idempotency } from './limits.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { renderReferencePage } from './reference-page.js';
+import { referenceAsset, renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
 import { apiRoutes } from './routes.js';
 import { metrics } from '../lib/metrics.js';
@@ -145,7 +145,11 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   const { orm, services, commands, temporal, logger, config } = deps;
   const routes = apiRoutes(services, commands);
   const openapi = buildOpenApiDocument(routes);
-  const referencePage = renderReferencePage(openapi as never);
+  const referencePage = renderReferencePage({
+    specUrl: `${API_PREFIX}/openapi.json`,
+    assetsUrl: `${API_PREFIX}/docs/assets`,
+    title: `${(openapi as { info: { title: string } }).info.title} reference`,
+  });
 
   // Behind PROXY_HOPS proxies the client is that many entries from the right of X-Forwarded-For;
   // entries further left are whatever the client wrote and are never trusted.
@@ -173,7 +177,16 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
     ctx.type = 'text/html';
     ctx.body = referencePage;
   });
+  docs.get('/docs/assets/*file', async (ctx) => {
+    const file = ctx.params.file as string | string[];
+    const asset = await referenceAsset(Array.isArray(file) ? file.join('/') : file);
+    if (!asset) return; // falls through to the 404
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = asset.body;
+  });
   const publicPaths = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
+  const isPublic = (path: string) => publicPaths.has(path) || path.startsWith(`${API_PREFIX}/docs/assets/`);
 
   const api = new Router(routing);
   for (const route of routes) mount(api, route, services, config.AUTH_FAILURES_PER_MINUTE);
@@ -193,7 +206,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`route ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const status = (err as { status?: number }).status;
-      const guarded = ctx.path.startsWith(API_PREFIX) && !publicPaths.has(ctx.path);
+      const guarded = ctx.path.startsWith(API_PREFIX) && !isPublic(ctx.path);
       if (guarded && !ctx.state.rateLimited && (status === 404 || status === 405)) {
         const category = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'reads' : 'writes';
         await admit(ctx, services.keyGate, services.rateLimiter, config.AUTH_FAILURES_PER_MINUTE, category, 1);

@@ -37,7 +37,16 @@ describe('OpenAPI document', () => {
     const res = await api.request('GET', '/api/v1/docs');
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /text\/html/);
-    assert.match(res.text, /createPlace/);
-    assert.match(res.text, /\/api\/v1\/inventory\/bulk/);
+    // Scalar renders the generated document, from our own server (no CDN).
+    assert.match(res.text, /src="\/api\/v1\/docs\/assets\/standalone.js"/);
+    assert.match(res.text, /"url":"\/api\/v1\/openapi.json"/);
+    const script = await fetch(`${api.baseUrl}/api/v1/docs/assets/standalone.js`);
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    assert.equal(
+      (await fetch(`${api.baseUrl}/api/v1/docs/assets/..%2Fpackage.json`)).status,
+      404,
+      'nothing outside the bundle',
+    );
   });
 });

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+
+/** Debian's chromium (`apt-get install chromium`; .ci/run installs it): the binary behind its wrapper script. */
+const executablePath = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
+
+describe('the interactive API reference (/api/v1/docs) in headless Chromium', () => {
+  let api: TestApi;
+  let browser: Browser;
+
+  before(async () => {
+    assert.ok(executablePath, 'chromium is installed');
+    api = await startTestApi();
+    browser = await chromium.launch({
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  it('renders the operations from the OpenAPI document, offline, with no page errors', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const outside: string[] = [];
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
+    // Everything must come from the service itself: anything else is recorded and refused.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(api.baseUrl) || url.startsWith('data:')) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    const res = await page.goto(`${api.baseUrl}/api/v1/docs`);
+    assert.equal(res?.status(), 200);
+    // Operations render by their summaries (from the route definitions), grouped by tag, with a curl example.
+    await page.getByText('Create a project').first().waitFor({ timeout: 30_000 });
+    await page.getByText('Analyses', { exact: true }).first().click();
+    await page.getByText('Submit one shelf image for analysis').first().waitFor();
+    await page.getByText('Submit a batch of shelf images').first().waitFor();
+    const text = await page.locator('body').innerText();
+    assert.match(text, /\/api\/v1\/analyses/);
+    assert.match(await page.content(), /curl/);
+    assert.deepEqual(outside, [], 'no request leaves the service');
+    assert.deepEqual(problems, []);
+  });
+});
