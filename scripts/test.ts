@@ -1,14 +1,18 @@
 // `npm test`: runs every test file against real PostgreSQL and a real Temporal dev server.
 // DATABASE_URL (or TEST_DATABASE_URL) selects a server, whose `shelf_test` database is recreated;
 // without one an embedded PostgreSQL is used. TEMPORAL_ADDRESS selects a Temporal server; without
-// one a dev server is started for the run.
+// one a dev server is started for the run. Files that start worker or other processes run one per
+// process, first; the others share processes, about TEST_GROUP_SIZE (6) to one (see
+// scripts/lib/test-processes.ts; TEST_GROUP_SIZE=1 gives every file its own process).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from './lib/fresh-database.js';
+import { planProcesses } from './lib/test-processes.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
 
@@ -64,9 +68,22 @@ try {
   cleanups.push(() => rm(bundlePath, { force: true }));
 
   const files = testFiles(join(root, 'test'), process.argv.slice(2));
+  // One entry module per test process, named so that node:test (which sorts its files) starts them
+  // in the planned order.
+  const entryDir = join(root, '.data', 'test', `processes-${process.pid}`);
+  cleanups.push(() => rm(entryDir, { recursive: true, force: true }));
+  await mkdir(entryDir, { recursive: true });
+  const processes = planProcesses(files, Number(process.env.TEST_GROUP_SIZE ?? 6));
+  const entries: string[] = [];
+  for (const [i, { label, files: group }] of processes.entries()) {
+    const entry = join(entryDir, `${String(i + 1).padStart(2, '0')}-${label}.test.mjs`);
+    await writeFile(entry, group.map((f) => `import '${pathToFileURL(f).href}';\n`).join(''));
+    entries.push(entry);
+    if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
+  }
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...files],
+    ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...entries],
     {
       stdio: 'inherit',
       env: {

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+/**
+ * What in a test file's source gives it a process of its own: it starts worker or other child
+ * processes (the long files, started first and alone), measures its own process, changes
+ * process-wide state (environment, tracing, the Temporal runtime), drives a browser, or says so
+ * (a comment `npm test: own process`).
+ */
+const OWN_PROCESS =
+  /\b(?:spawnWorker|spawn|execFile)\(|process\.pid|process\.env\.[A-Z_]+\s*=[^=]|initTracing|Runtime\.install|chromium|npm test: own process/;
+
+export type TestProcess = { label: string; files: string[] };
+
+/**
+ * Test files to test processes, in the order to start them. Loading the service's modules costs a
+ * test process some 2 s of CPU (a Temporal worker in it more), so the files without a reason for a
+ * process of their own share processes, about `groupSize` to one: node:test runs a process's files
+ * one after another, each with its own hooks as ever. The files with one come first.
+ */
+export function planProcesses(files: string[], groupSize: number): TestProcess[] {
+  const source = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
+  const alone = files.filter((f) => groupSize <= 1 || OWN_PROCESS.test(source.get(f)!));
+  const shared = files.filter((f) => !alone.includes(f));
+  // As many groups as `groupSize` needs; the files that run Temporal workers in process (the longer
+  // ones) are dealt out first, so that no group gets most of them.
+  const count = Math.ceil(shared.length / groupSize);
+  const groups: string[][] = Array.from({ length: count }, () => []);
+  const withWorkers = (f: string) => /\bstartTestWorkers\(/.test(source.get(f)!);
+  [...shared.filter(withWorkers), ...shared.filter((f) => !withWorkers(f))].forEach((f, i) =>
+    groups[i % count]!.push(f),
+  );
+  return [
+    ...alone.map((f) => ({ label: basename(f, '.test.ts'), files: [f] })),
+    ...groups.map((g, i) => ({ label: `group-${i + 1}`, files: g })),
+  ];
+}
