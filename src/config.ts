@@ -62,6 +62,11 @@ const schema = z.object({
   LOW_COMPLIANCE_GRADE: z.enum(['A', 'B', 'C', 'D']).default('C'),
   /** A matched product's price further than this share from the item's expectedPrice raises price_mismatch. */
   PRICE_MISMATCH_SHARE: z.coerce.number().min(0).max(10).default(0.1),
+  /**
+   * Length of a plan period in milliseconds. Unset: one calendar month (same day of month as the
+   * organisation's creation, clamped to the month's last day). A fixed length is for tests.
+   */
+  PLAN_PERIOD_MS: z.coerce.number().int().min(1000).optional(),
   /** A balance below this after a submission raises credits_low. */
   CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).default(10),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
