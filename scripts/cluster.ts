@@ -14,18 +14,14 @@
 // CLUSTER_API_PORTS (3000,3002), CLUSTER_WORKER_PORTS (3001,3003), CLUSTER_METRICS_PORT (9464: the
 // APIs' metrics from there in steps of 2, the workers' SDK metrics one above each).
 // `npm run cluster:check` proves a running cluster end to end.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { msToTs } from '@temporalio/common';
-import pg from 'pg';
-import { createTemporalClient, temporalHealthy } from '../src/temporal/client.js';
-import { ensureSearchAttributes } from '../src/temporal/setup.js';
+import { join } from 'node:path';
+import { alive, ensureDatabase, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
 import { serverBinaries, setupSchema, startTemporalServer } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
 
-const root = resolve(import.meta.dirname, '..');
 const say = (msg: string) => console.log(`[cluster] ${msg}`);
 const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const ports = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').map(Number);
@@ -39,7 +35,6 @@ const graceMs = Number(process.env.CLUSTER_STOP_GRACE_MS ?? 30_000);
 const children: ChildProcess[] = [];
 let server: ChildProcess | undefined;
 let stopping = false;
-const alive = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 
 function terminate(c: ChildProcess): Promise<void> {
   if (!alive(c)) return Promise.resolve();
@@ -71,42 +66,8 @@ async function stop(code: number, why: string): Promise<void> {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(0, signal));
 
-/**
- * `npm run` starts us through `sh -c` and tsx; a SIGTERM to npm ends sh without passing it on, which
- * would leave this whole cluster running. So the launchers between us and whoever typed the command
- * are watched, and when one of them is gone the cluster stops (Linux /proc; elsewhere, nothing is watched).
- */
-function watchLaunchers(): void {
-  const chain: number[] = [];
-  for (let pid = process.ppid; pid > 1;) {
-    let cmd: string, stat: string;
-    try {
-      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      break;
-    }
-    if (!/^(\S*\/)?((node|npm|npx|tsx)( |$)|(sh|dash|bash) -c )/.test(cmd)) break;
-    chain.push(pid);
-    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  }
-  // Gone: no /proc entry, or a zombie nobody has reaped yet.
-  const gone = (pid: number) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat[stat.lastIndexOf(')') + 2] === 'Z';
-    } catch {
-      return true;
-    }
-  };
-  setInterval(() => {
-    const dead = chain.find(gone);
-    if (dead !== undefined && !stopping) void stop(0, `launcher ${dead} is gone`);
-  }, 1000).unref();
-}
-
-function run(label: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: 'inherit' });
+function run(label: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawnScript(script, env);
   children.push(child);
   child.once('exit', (code, signal) => {
     if (!stopping) {
@@ -115,18 +76,6 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): ChildProces
     }
   });
   return child;
-}
-
-async function healthy(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} never became healthy`);
 }
 
 async function main(): Promise<void> {
@@ -164,42 +113,11 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   // 2. The namespace and our search attributes (a real server starts with neither).
-  const handle = createTemporalClient(temporal.address, 'default');
-  for (let i = 0; !(await temporalHealthy(handle)); i++) {
-    if (i > 60) throw new Error(`the Temporal server at ${temporal.address} never answered GetSystemInfo`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  say(`Temporal server (PostgreSQL, 4 shards) answers at ${temporal.address} after ${elapsed()}`);
-  try {
-    await handle.connection.workflowService.registerNamespace({
-      namespace: 'default',
-      workflowExecutionRetentionPeriod: msToTs('3 days'),
-    });
-    say('namespace default registered');
-  } catch (err) {
-    if (!/already exists|AlreadyExists/i.test(String(err))) throw err;
-  }
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const added = await ensureSearchAttributes(handle, 'default');
-      if (added.length) say(`search attributes added: ${added.join(', ')}`);
-      break;
-    } catch (err) {
-      // The namespace reaches the other services on their cache refresh (about 10 s).
-      if (attempt > 30) throw err;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  await handle.connection.close();
+  await prepareNamespace(temporal.address, say);
+  say(`Temporal server (PostgreSQL, 4 shards) ready at ${temporal.address} after ${elapsed()}`);
 
   // 3. The service's database.
-  const appUrl = new URL(serverUrl);
-  appUrl.pathname = '/shelf_cluster';
-  const admin = new pg.Client({ connectionString: serverUrl.toString() });
-  await admin.connect();
-  const exists = await admin.query(`select 1 from pg_database where datname = 'shelf_cluster'`);
-  if (exists.rowCount === 0) await admin.query('create database shelf_cluster');
-  await admin.end();
+  const appUrl = new URL(await ensureDatabase(serverUrl, 'shelf_cluster'));
   const dataDir = join(root, '.data');
   mkdirSync(dataDir, { recursive: true });
   const keyFile = join(dataDir, 'cluster-secrets.key');
@@ -211,11 +129,7 @@ async function main(): Promise<void> {
     TEMPORAL_NAMESPACE: 'default',
     SECRETS_KEY: process.env.SECRETS_KEY ?? readFileSync(keyFile, 'utf8').trim(),
   };
-  const migrate = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
-    cwd: root,
-    env,
-    stdio: 'inherit',
-  });
+  const migrate = spawnScript('scripts/migrate.ts', env);
   children.push(migrate);
   const migrated = await new Promise<number | null>((done) => migrate.once('exit', done));
   if (stopping) return;
@@ -223,10 +137,10 @@ async function main(): Promise<void> {
 
   // 4. Two APIs and two workers.
   apiPorts.forEach((port, i) =>
-    run(`api ${i + 1}`, ['src/bin/api.ts'], { ...env, PORT: String(port), METRICS_PORT: String(metricsPort + 2 * i) }),
+    run(`api ${i + 1}`, 'src/bin/api.ts', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort + 2 * i) }),
   );
   workerPorts.forEach((port, i) =>
-    run(`worker ${i + 1}`, ['workers/main.ts'], {
+    run(`worker ${i + 1}`, 'workers/main.ts', {
       ...env,
       WORKER_HEALTH_PORT: String(port),
       TEMPORAL_METRICS_PORT: String(metricsPort + 1 + 2 * i),
@@ -256,7 +170,9 @@ async function main(): Promise<void> {
   say('Ctrl-C stops everything.');
 }
 
-watchLaunchers();
+watchLaunchers((pid) => {
+  if (!stopping) void stop(0, `launcher ${pid} is gone`);
+});
 main().catch((err: unknown) => {
   console.error(err);
   void stop(1, 'start failed');

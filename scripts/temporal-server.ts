@@ -5,7 +5,7 @@
 //   TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, then `temporal-server` / `temporal-sql-tool` on PATH
 //   (their names in Temporal's images), then the cache, then `go install` into the cache once.
 //   Each must be SERVER_VERSION: the schema applied comes from that version's module.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CACHE_BIN, onPath, waitForPort } from './temporal.js';
@@ -127,7 +127,14 @@ export type TemporalServer = { address: string; child: ChildProcess; stop(): Pro
 export async function startTemporalServer(
   server: string,
   db: ServerDatabase,
-  opts: { port: number; portBase: number; metricsPort: number; onSpawn?: (child: ChildProcess) => void },
+  opts: {
+    port: number;
+    portBase: number;
+    metricsPort: number;
+    onSpawn?: (child: ChildProcess) => void;
+    /** Where its log goes (default: ours); the soak sends it to a file. */
+    stdio?: StdioOptions;
+  },
 ): Promise<TemporalServer> {
   const child = spawn(
     server,
@@ -146,7 +153,7 @@ export async function startTemporalServer(
         TEMPORAL_PORT_BASE: String(opts.portBase),
         TEMPORAL_SERVER_METRICS_PORT: String(opts.metricsPort),
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: opts.stdio ?? ['ignore', 'inherit', 'inherit'],
     },
   );
   opts.onSpawn?.(child);
