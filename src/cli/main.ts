@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { config } from '../config.js';
 import { initORM, migrate } from '../db/orm.js';
+import { AppError } from '../lib/errors.js';
 import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
 import { createServices } from '../services.js';
@@ -13,6 +14,8 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   org:create     --name <name> [--plan ${PLAN_TIERS.join('|')}] [--credits <n>]
   org:list
   org:set-plan   --org <org_id> --plan <tier>
+  org:set-limits --org <org_id> [--analyses <n>] [--reads <n>] [--writes <n>] [--max-batch <n>]
+                 enterprise custom limits (requests per minute, images per batch)
   credits:grant  --org <org_id> --amount <n> [--pool plan|payg]
   credits:show   --org <org_id>
   key:create     --org <org_id> --role ${API_KEY_ROLES.join('|')} [--name <label>]
@@ -35,6 +38,10 @@ const options = {
   key: { type: 'string' },
   email: { type: 'string' },
   invitation: { type: 'string' },
+  analyses: { type: 'string' },
+  reads: { type: 'string' },
+  writes: { type: 'string' },
+  'max-batch': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -61,6 +68,15 @@ function need(name: keyof typeof values): string {
 function int(name: keyof typeof values): number {
   const n = Number(need(name));
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer`);
+  return n;
+}
+/** An optional whole number of at least 1 (a limit of 0 would lock the organisation out: revoke keys for that). */
+function positive(name: keyof typeof values): number | undefined {
+  if (values[name] === undefined) return undefined;
+  const v = need(name);
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`--${name} must be a whole number of at least 1`);
   return n;
 }
 function oneOf<T extends string>(name: keyof typeof values, allowed: readonly T[], fallback?: T): T {
@@ -126,6 +142,24 @@ try {
       const org = await s.organisations.setPlan(need('org'), oneOf<PlanTier>('plan', PLAN_TIERS));
       if (!org) throw new UsageError(`no organisation ${values.org}`);
       print({ id: org.id, plan: org.plan }, `${org.id} is now on ${org.plan}`);
+      break;
+    }
+    case 'org:set-limits': {
+      const input = {
+        analyses: positive('analyses'),
+        reads: positive('reads'),
+        writes: positive('writes'),
+        maxBatchSize: positive('max-batch'),
+      };
+      const org = need('org');
+      if (Object.values(input).every((v) => v === undefined))
+        throw new UsageError('give at least one of --analyses, --reads, --writes, --max-batch');
+      const { custom, effective } = await s.organisations.setLimits(org, input);
+      const r = effective.rateLimits;
+      print(
+        { id: org, customLimits: custom, effective: { rateLimits: r, maxBatchSize: effective.maxBatchSize } },
+        `${org}: analyses ${r.analyses}/min, reads ${r.reads}/min, writes ${r.writes}/min, batches up to ${effective.maxBatchSize} images`,
+      );
       break;
     }
     case 'credits:grant': {
@@ -218,7 +252,12 @@ try {
   }
 } catch (err) {
   if (err instanceof UsageError) {
-    console.error(`${err.message}\n\n${USAGE}`);
+    console.error(`error: ${err.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (err instanceof AppError && err.status < 500) {
+    // The service refused what was asked (no such record, wrong plan, not enough credits): the
+    // operator's input, so exit 2 like bad usage, with the service's one-line reason.
+    console.error(`error: ${err.message}`);
     process.exitCode = 2;
   } else {
     console.error(err instanceof Error ? err.message : err);

@@ -1,8 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { CreditService } from '../credits/credit.service.js';
 import { Organisation, type PlanTier } from './organisation.entity.js';
-import { PLANS } from './plans.js';
+import { limitsFor, MAX_BATCH_IMAGES, PLANS, type PlanLimits, type RateLimitCategory } from './plans.js';
+
+/** An enterprise contract's overrides; what is left out keeps its current value. */
+export type CustomLimitsInput = Partial<Record<RateLimitCategory, number>> & { maxBatchSize?: number };
 
 export type CreateOrganisationInput = {
   name: string;
@@ -51,5 +55,35 @@ export class OrganisationService {
     org.monthlyCredits = PLANS[plan].monthlyCredits;
     await this.em.flush();
     return org;
+  }
+
+  /**
+   * Sets an enterprise organisation's custom limits (rate limits per minute, batch size), merged over
+   * those already set. Other plans take their plan's table: a custom limit there would be silently
+   * lost on the next plan change, so it is refused (decisions.md, Operator CLI).
+   */
+  async setLimits(
+    id: string,
+    input: CustomLimitsInput,
+  ): Promise<{ org: Organisation; custom: NonNullable<Organisation['customLimits']>; effective: PlanLimits }> {
+    const org = await this.get(id);
+    if (!org) throw new NotFoundError('organisation', id);
+    if (org.plan !== 'enterprise')
+      throw new ConflictError(
+        `${id} is on the ${org.plan} plan: custom limits are for enterprise organisations (org:set-plan --plan enterprise first).`,
+      );
+    if (input.maxBatchSize !== undefined && input.maxBatchSize > MAX_BATCH_IMAGES)
+      throw new ConflictError(`maxBatchSize cannot exceed ${MAX_BATCH_IMAGES} images.`);
+    const rateLimits = { ...org.customLimits?.rateLimits };
+    for (const category of ['analyses', 'reads', 'writes'] as const)
+      if (input[category] !== undefined) rateLimits[category] = input[category];
+    const custom = {
+      ...org.customLimits,
+      rateLimits,
+      ...(input.maxBatchSize !== undefined ? { maxBatchSize: input.maxBatchSize } : {}),
+    };
+    org.customLimits = custom;
+    await this.em.flush();
+    return { org, custom, effective: limitsFor(org.plan, custom) };
   }
 }
