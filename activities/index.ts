@@ -10,11 +10,13 @@ import type { AlertActivities } from '../src/temporal/contracts/alert.js';
 import type { AnalysisActivities } from '../src/temporal/contracts/analysis.js';
 import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
 import type { TaskActivities } from '../src/temporal/contracts/task.js';
+import type { PlanPeriodActivities } from '../src/temporal/contracts/plan-period.js';
 import { createAlertActivities } from './alert.activities.js';
 import { createAnalysisActivities } from './analysis.activities.js';
 import { withDatabaseRefusals } from './database-refusals.js';
 import { createDeliveryActivities } from './delivery.activities.js';
 import { createTaskActivities } from './task.activities.js';
+import { createPlanPeriodActivities } from './plan-period.activities.js';
 
 export type ActivityDeps = {
   orm: Orm;
@@ -24,7 +26,11 @@ export type ActivityDeps = {
   logger?: Logger;
 };
 
-export type Activities = AnalysisActivities & DeliveryActivities & TaskActivities & AlertActivities;
+export type Activities = AnalysisActivities &
+  DeliveryActivities &
+  TaskActivities &
+  AlertActivities &
+  PlanPeriodActivities;
 
 type ActivityFunction = (...args: any[]) => Promise<unknown>;
 
@@ -55,6 +61,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     ...createDeliveryActivities({ services, commands, config: deps.config }),
     ...createTaskActivities({ services }),
     ...createAlertActivities({ services }),
+    ...createPlanPeriodActivities({ services }),
   };
   return withOrmContext(
     deps.orm,

@@ -3,6 +3,7 @@ import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AnalysisCommands } from './modules/analyses/analysis-commands.js';
+import { PlanPeriodCommands } from './modules/organisations/plan-period-commands.js';
 import { TaskCommands } from './modules/tasks/task-commands.js';
 import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
 import { WebhookCommands } from './modules/webhooks/webhook-commands.js';
@@ -40,6 +41,7 @@ export function createCommands(services: Services, context: CommandContext) {
     tasks: new TaskCommands(services.tasks, client, queues, events, config.TASK_OVERDUE_AFTER_MS, logger),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events),
+    planPeriods: new PlanPeriodCommands(services.em, client, queues),
     events,
   };
 }

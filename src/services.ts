@@ -15,6 +15,7 @@ import { CreditService } from './modules/credits/credit.service.js';
 import { EventService } from './modules/events/event.service.js';
 import { InventoryService } from './modules/inventory/inventory.service.js';
 import { OrganisationService } from './modules/organisations/organisation.service.js';
+import { PlanPeriodService } from './modules/organisations/plan-period.service.js';
 import { PlaceService } from './modules/places/place.service.js';
 import { ProductService } from './modules/products/product.service.js';
 import { ProjectService } from './modules/projects/project.service.js';
@@ -41,6 +42,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
   const alerts = new AlertService(em);
+  const planPeriods = new PlanPeriodService(em, config.PLAN_PERIOD_MS);
   const redisUrl = config.REDIS_URL;
   const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl) : undefined);
   const deliveries = new DeliveryService(em, alerts, logger);
@@ -54,7 +56,8 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     keyGate: new KeyGate(em, rateLimiter),
     credits,
     events,
-    organisations: new OrganisationService(em, credits),
+    organisations: new OrganisationService(em, credits, planPeriods),
+    planPeriods,
     projects,
     places,
     inventory: new InventoryService(em, projects),

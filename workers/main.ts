@@ -98,13 +98,17 @@ const relay = setInterval(() => {
       commands.analyses.sweep(config.OUTBOX_RELAY_GRACE_MS),
       commands.tasks.sweep(config.OUTBOX_RELAY_GRACE_MS),
       commands.events.sweep(config.OUTBOX_RELAY_GRACE_MS),
+      commands.planPeriods.sweep(config.OUTBOX_RELAY_GRACE_MS),
     ]),
   )
-    .then(([analyses, tasks, events]) => {
+    .then(([analyses, tasks, events, planPeriods]) => {
       metrics.outboxRelayStarts.inc({ kind: 'analysis' }, analyses);
       metrics.outboxRelayStarts.inc({ kind: 'task' }, tasks);
       metrics.outboxRelayStarts.inc({ kind: 'event' }, events);
       if (analyses + tasks + events > 0) logger.info({ analyses, tasks, events }, 'relay started stranded work');
+      // Not a stranded start (the OutboxRelayStarting alert): every new organisation's plan-period
+      // workflow is started here, the admin CLI that creates it needs no Temporal.
+      if (planPeriods > 0) logger.info({ organisations: planPeriods }, 'plan-period workflows started');
     })
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))
     .finally(() => (sweeping = false));

@@ -5,3 +5,4 @@ export { batchWorkflow } from './batch.workflow.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.js';
 export { taskWorkflow } from './task.workflow.js';
 export { alertSnoozeWorkflow } from './alert-snooze.workflow.js';
+export { planPeriodWorkflow } from './plan-period.workflow.js';

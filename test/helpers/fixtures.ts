@@ -15,7 +15,8 @@ export async function createTestOrg(
   runtime: Runtime,
   opts: { plan?: PlanTier; credits?: number; name?: string; maxBatchSize?: number } = {},
 ): Promise<TestOrg> {
-  const s = createServices(runtime.orm.em.fork());
+  // The runtime's configuration (PLAN_PERIOD_MS among others), not the environment's.
+  const s = createServices(runtime.orm.em.fork(), { config: runtime.config });
   const org = await s.organisations.create({
     name: opts.name ?? `Test org ${++counter}`,
     plan: opts.plan ?? 'enterprise',

@@ -119,7 +119,7 @@ export class AnalysisService {
       sourceType: 'organisation',
       sourceId: organisationId,
       metadata: { remaining: balance.remaining, threshold: this.creditsLowThreshold },
-      dedupeKey: `credits_low:${organisationId}:${org.periodEnd?.toISOString() ?? 'none'}`,
+      dedupeKey: `credits_low:${organisationId}:${org.periodEnd.toISOString()}`,
     });
   }
 

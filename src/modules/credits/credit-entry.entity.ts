@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
 const p = defineEntity.properties;
 
-export const CREDIT_REASONS = ['grant', 'plan_allocation', 'analysis', 'refund', 'adjustment'] as const;
+export const CREDIT_REASONS = ['grant', 'plan_allocation', 'plan_expiry', 'analysis', 'refund', 'adjustment'] as const;
 export const CREDIT_POOLS = ['plan', 'payg'] as const;
 
 /**
@@ -22,8 +22,16 @@ export const CreditEntry = defineEntity({
     /** For consumption and refunds: the analysis concerned. Unique with reason so a refund happens once. */
     analysisId: p.string().nullable(),
     note: p.string().nullable(),
+    /**
+     * For a renewal's two entries (plan_expiry, plan_allocation): the period they open. Unique with
+     * the organisation and reason, so a period is renewed at most once whatever retries happen.
+     */
+    periodStart: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
-  uniques: [{ properties: ['analysisId', 'reason'], name: 'credit_entries_analysis_reason_unique' }],
+  uniques: [
+    { properties: ['analysisId', 'reason'], name: 'credit_entries_analysis_reason_unique' },
+    { properties: ['organisationId', 'reason', 'periodStart'], name: 'credit_entries_period_reason_unique' },
+  ],
 });
 export type CreditEntry = InferEntity<typeof CreditEntry>;

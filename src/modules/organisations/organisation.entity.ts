@@ -17,7 +17,15 @@ export const Organisation = defineEntity({
     paygCredits: p.integer().default(0),
     /** Credits granted at the start of each plan period. */
     monthlyCredits: p.integer().default(0),
-    periodEnd: p.datetime().nullable(),
+    /** The current plan period: [periodStart, periodEnd). Renewed by the organisation's plan-period workflow. */
+    periodStart: p.datetime(),
+    /** Indexed for the relay's look for organisations whose renewal is overdue. */
+    periodEnd: p.datetime().index(),
+    /**
+     * When the plan-period workflow was last started or found running (outbox mark): null means the
+     * worker's relay still has to start it (new organisations, and every organisation at the upgrade).
+     */
+    planWorkflowEnsuredAt: p.datetime().nullable(),
     /** Enterprise overrides: { rateLimits?: { analyses, reads, writes }, maxBatchSize? }. */
     customLimits: p.json<{ rateLimits?: Record<string, number>; maxBatchSize?: number }>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -26,5 +34,12 @@ export const Organisation = defineEntity({
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },
+  indexes: [
+    {
+      // The relay's sweep: organisations whose plan-period workflow has not been started yet.
+      name: 'organisations_plan_workflow_pending_index',
+      expression: `create index "organisations_plan_workflow_pending_index" on "organisations" ("created_at") where "plan_workflow_ensured_at" is null`,
+    },
+  ],
 });
 export type Organisation = InferEntity<typeof Organisation>;

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { CreditService } from '../credits/credit.service.js';
 import { Organisation, type PlanTier } from './organisation.entity.js';
+import type { PlanPeriodService } from './plan-period.service.js';
 import { limitsFor, MAX_BATCH_IMAGES, PLANS, type PlanLimits, type RateLimitCategory } from './plans.js';
 
 /** An enterprise contract's overrides; what is left out keeps its current value. */
@@ -19,18 +20,22 @@ export class OrganisationService {
   constructor(
     private readonly em: EntityManager,
     private readonly credits: CreditService,
+    private readonly planPeriods: PlanPeriodService,
   ) {}
 
   async create(input: CreateOrganisationInput): Promise<Organisation> {
     const plan = input.plan ?? 'free';
-    const periodEnd = new Date();
-    periodEnd.setUTCMonth(periodEnd.getUTCMonth() + 1);
+    // The first period starts now; its end fixes the organisation's day of month (plan-period.ts).
+    // The worker's relay starts the plan-period workflow that renews it (PlanPeriodCommands).
+    const now = new Date();
     const org = this.em.create(Organisation, {
       id: newId('organisation'),
       name: input.name,
       plan,
       monthlyCredits: PLANS[plan].monthlyCredits,
-      periodEnd,
+      createdAt: now,
+      periodStart: now,
+      periodEnd: this.planPeriods.firstPeriodEnd(now),
       customLimits: input.customLimits ?? null,
     });
     await this.em.flush();
@@ -48,6 +53,10 @@ export class OrganisationService {
     return this.em.find(Organisation, {}, { orderBy: { id: 'asc' } });
   }
 
+  /**
+   * Rate limits and batch size change at once; the period and its plan credits stay as they are, and
+   * the next renewal grants the new plan's monthly allocation (decisions.md, Plan periods).
+   */
   async setPlan(id: string, plan: PlanTier): Promise<Organisation | null> {
     const org = await this.get(id);
     if (!org) return null;

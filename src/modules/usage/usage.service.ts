@@ -17,9 +17,7 @@ export class UsageService {
     const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
     const limits = limitsFor(org.plan, org.customLimits);
     const balance = await this.credits.balance(organisationId);
-    const periodEnd = org.periodEnd ?? new Date(Date.now() + 30 * 86400_000);
-    const periodStart = new Date(periodEnd);
-    periodStart.setUTCMonth(periodStart.getUTCMonth() - 1);
+    const { periodStart, periodEnd } = org;
     const [used] = await sql<{ used: number }>(
       this.em,
       `select coalesce(-sum(plan_delta + payg_delta), 0)::int as used from credit_entries

@@ -1,0 +1,52 @@
+import type { Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import {
+  PLAN_PERIOD_WORKFLOW,
+  planPeriodWorkflowId,
+  type PlanPeriodWorkflow,
+} from '../../temporal/contracts/plan-period.js';
+import { SA } from '../../temporal/contracts/search-attributes.js';
+import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
+import { startOnce } from '../../temporal/start-once.js';
+
+/**
+ * Starts organisations' plan-period workflows. Creating an organisation needs no Temporal (the
+ * admin CLI only writes the row): the worker's relay starts the workflow of every organisation
+ * without one (`plan_workflow_ensured_at` null: new ones, and all of them at the upgrade), and again
+ * for one whose period end is past by more than the grace (its workflow was terminated by hand or
+ * failed): a start that finds the workflow running changes nothing.
+ */
+export class PlanPeriodCommands {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly client: Client,
+    private readonly queues: TaskQueues,
+  ) {}
+
+  async start(organisationId: string): Promise<void> {
+    await startOnce(() =>
+      this.client.workflow.start<PlanPeriodWorkflow>(PLAN_PERIOD_WORKFLOW, {
+        workflowId: planPeriodWorkflowId(organisationId),
+        taskQueue: this.queues.tasks,
+        args: [{ organisationId }],
+        typedSearchAttributes: [{ key: SA.organisationId, value: organisationId }],
+      }),
+    );
+    await sql(this.em, `update organisations set plan_workflow_ensured_at = now() where id = ?`, [organisationId]);
+  }
+
+  /** The relay's pass: organisations created more than `graceMs` ago without a workflow, or overdue. */
+  async sweep(graceMs: number): Promise<number> {
+    const before = new Date(Date.now() - graceMs);
+    const rows = await sql<{ id: string }>(
+      this.em,
+      `(select id from organisations where plan_workflow_ensured_at is null and created_at < ? order by created_at limit 100)
+       union
+       (select id from organisations where period_end < ? and plan_workflow_ensured_at < ? order by period_end limit 100)`,
+      [before, before, before],
+    );
+    for (const { id } of rows) await this.start(id);
+    return rows.length;
+  }
+}

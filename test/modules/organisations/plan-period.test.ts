@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { config } from '../../../src/config.js';
+import { initORM, type Orm } from '../../../src/db/orm.js';
+import { sql } from '../../../src/db/sql.js';
+import { addMonthsClamped, periodEndAfter } from '../../../src/modules/organisations/plan-period.js';
+import { createServices } from '../../../src/services.js';
+
+describe('plan period arithmetic', () => {
+  const at = (iso: string) => new Date(iso);
+  it('a month on: the same day of month and time of day, clamped to the last day, back to the anchor after', () => {
+    assert.equal(addMonthsClamped(at('2027-01-31T09:30:15.250Z'), 1, 31).toISOString(), '2027-02-28T09:30:15.250Z');
+    assert.equal(addMonthsClamped(at('2028-01-31T09:30:00Z'), 1, 31).toISOString(), '2028-02-29T09:30:00.000Z');
+    // From the clamped end the anchor comes back: Jan 31 → Feb 28 → Mar 31, never drifting to the 28th.
+    assert.equal(addMonthsClamped(at('2027-02-28T09:30:00Z'), 1, 31).toISOString(), '2027-03-31T09:30:00.000Z');
+    assert.equal(addMonthsClamped(at('2027-03-31T09:30:00Z'), 1, 31).toISOString(), '2027-04-30T09:30:00.000Z');
+    assert.equal(addMonthsClamped(at('2026-12-15T23:59:59Z'), 1, 15).toISOString(), '2027-01-15T23:59:59.000Z');
+    assert.equal(addMonthsClamped(at('2026-11-30T00:00:00Z'), 3, 30).toISOString(), '2027-02-28T00:00:00.000Z');
+  });
+
+  it('periodEndAfter: a calendar month by default, a fixed length with PLAN_PERIOD_MS', () => {
+    assert.equal(periodEndAfter(at('2027-01-31T10:00:00Z'), 31).toISOString(), '2027-02-28T10:00:00.000Z');
+    assert.equal(periodEndAfter(at('2027-01-31T10:00:00Z'), 31, 5000).toISOString(), '2027-01-31T10:00:05.000Z');
+  });
+});
+
+describe('plan period renewal (PlanPeriodService)', () => {
+  let orm: Orm;
+  const PERIOD_MS = 60_000;
+  /** null: calendar months (PLAN_PERIOD_MS unset). */
+  const services = (periodMs: number | null = PERIOD_MS) =>
+    createServices(orm.em.fork(), { config: { ...config(), PLAN_PERIOD_MS: periodMs ?? undefined } });
+  const ledger = async (orgId: string) =>
+    sql<{ reason: string; plan_delta: number; payg_delta: number; period_start: string | Date | null }>(
+      orm.em.fork(),
+      `select reason, plan_delta, payg_delta, period_start from credit_entries
+        where organisation_id = ? and reason in ('plan_expiry', 'plan_allocation') and period_start is not null
+        order by period_start, reason`,
+      [orgId],
+    );
+  const consume = (orgId: string, n: number) =>
+    orm.em.fork().transactional((em) =>
+      services().credits.consume(
+        em,
+        orgId,
+        Array.from({ length: n }, (_, i) => `an_plan_period_${orgId}_${Date.now()}_${i}`),
+      ),
+    );
+
+  before(async () => {
+    orm = await initORM(process.env.DATABASE_URL!);
+  });
+  after(() => orm.close());
+
+  it('a new organisation: its period starts now and ends a calendar month later, on its day of month', async () => {
+    const org = await services(null).organisations.create({ name: 'Monthly', plan: 'free' });
+    assert.equal(org.periodStart.getTime(), org.createdAt.getTime());
+    assert.equal(
+      org.periodEnd.toISOString(),
+      addMonthsClamped(org.createdAt, 1, org.createdAt.getUTCDate()).toISOString(),
+    );
+    assert.equal(org.planWorkflowEnsuredAt, null, 'the worker relay starts its workflow');
+  });
+
+  it('renews once: unused plan credits expire, the allocation is granted, pay-as-you-go stays, one entry each', async () => {
+    const s = services();
+    const org = await s.organisations.create({ name: 'Renewing', plan: 'free' });
+    await s.credits.grant(org.id, 7, 'payg');
+    await consume(org.id, 3);
+    const before = (await s.planPeriods.current(org.id))!;
+    assert.equal(before.periodEnd, new Date(org.createdAt.getTime() + PERIOD_MS).toISOString());
+    const usageBefore = await services().usage.usage(org.id, 'key_none');
+    assert.equal(usageBefore.credits.usedThisPeriod, 3);
+
+    const renewal = await services().planPeriods.renew(org.id, before.periodEnd);
+    assert.deepEqual(renewal, {
+      periodStart: before.periodEnd,
+      periodEnd: new Date(Date.parse(before.periodEnd) + PERIOD_MS).toISOString(),
+      renewed: true,
+      expired: 47,
+      granted: 50,
+    });
+    assert.deepEqual(
+      (await ledger(org.id)).map((e) => [
+        e.reason,
+        e.plan_delta,
+        e.payg_delta,
+        e.period_start && new Date(e.period_start).toISOString(),
+      ]),
+      [
+        ['plan_allocation', 50, 0, before.periodEnd],
+        ['plan_expiry', -47, 0, before.periodEnd],
+      ],
+    );
+    assert.deepEqual(await services().credits.balance(org.id), { plan: 50, payg: 7, remaining: 57 });
+    const usage = await services().usage.usage(org.id, 'key_none');
+    assert.deepEqual(usage.credits, { remaining: 57, usedThisPeriod: 0, plan: 50, payg: 7 });
+    assert.equal(usage.plan.periodEnd, renewal!.periodEnd);
+
+    // The same period again (a retried activity, a worker that died after the commit): nothing moves.
+    const again = await services().planPeriods.renew(org.id, before.periodEnd);
+    assert.deepEqual(again, {
+      periodStart: renewal!.periodStart,
+      periodEnd: renewal!.periodEnd,
+      renewed: false,
+      expired: 0,
+      granted: 0,
+    });
+    assert.equal((await ledger(org.id)).length, 2);
+    assert.deepEqual(await services().credits.balance(org.id), { plan: 50, payg: 7, remaining: 57 });
+  });
+
+  it('concurrent renewals of one period: exactly one renews (the row lock and the period check)', async () => {
+    const org = await services().organisations.create({ name: 'Racing', plan: 'free' });
+    const { periodEnd } = (await services().planPeriods.current(org.id))!;
+    const results = await Promise.all(Array.from({ length: 6 }, () => services().planPeriods.renew(org.id, periodEnd)));
+    assert.equal(results.filter((r) => r!.renewed).length, 1);
+    assert.equal(new Set(results.map((r) => r!.periodEnd)).size, 1);
+    const entries = await ledger(org.id);
+    assert.deepEqual(
+      entries.map((e) => [e.reason, e.plan_delta]),
+      [
+        ['plan_allocation', 50],
+        ['plan_expiry', -50],
+      ],
+    );
+  });
+
+  it('the ledger refuses a second renewal entry for the same organisation, reason and period', async () => {
+    const org = await services().organisations.create({ name: 'Unique', plan: 'free' });
+    const { periodEnd } = (await services().planPeriods.current(org.id))!;
+    await services().planPeriods.renew(org.id, periodEnd);
+    await assert.rejects(
+      sql(
+        orm.em.fork(),
+        `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, period_start, created_at)
+         values ('cre_duplicate_${org.id}', ?, 50, 0, 'plan_allocation', ?, now())`,
+        [org.id, new Date(periodEnd)],
+      ),
+      /credit_entries_period_reason_unique/,
+    );
+  });
+
+  it('a plan change mid-period: limits at once, credits unchanged; the next renewal grants the new allocation', async () => {
+    const org = await services().organisations.create({ name: 'Upgrading', plan: 'free' });
+    await consume(org.id, 10);
+    const changed = await services().organisations.setPlan(org.id, 'starter');
+    assert.equal(changed!.monthlyCredits, 1000);
+    assert.deepEqual(await services().credits.balance(org.id), { plan: 40, payg: 0, remaining: 40 });
+    const { periodEnd } = (await services().planPeriods.current(org.id))!;
+    const renewal = await services().planPeriods.renew(org.id, periodEnd);
+    assert.equal(renewal!.expired, 40);
+    assert.equal(renewal!.granted, 1000);
+    assert.deepEqual(await services().credits.balance(org.id), { plan: 1000, payg: 0, remaining: 1000 });
+  });
+
+  it('nothing to expire and nothing to grant (enterprise without plan credits): one allocation entry of 0', async () => {
+    const org = await services().organisations.create({ name: 'Enterprise', plan: 'enterprise', credits: 0 });
+    await services().credits.grant(org.id, 30, 'payg');
+    const { periodEnd } = (await services().planPeriods.current(org.id))!;
+    const renewal = await services().planPeriods.renew(org.id, periodEnd);
+    assert.equal(renewal!.renewed, true);
+    assert.deepEqual(
+      (await ledger(org.id)).map((e) => [e.reason, e.plan_delta]),
+      [['plan_allocation', 0]],
+    );
+    assert.deepEqual(await services().credits.balance(org.id), { plan: 0, payg: 30, remaining: 30 });
+  });
+
+  it('an organisation that no longer exists: no period, no renewal', async () => {
+    assert.equal(await services().planPeriods.current('org_gone'), null);
+    assert.equal(await services().planPeriods.renew('org_gone', new Date().toISOString()), null);
+  });
+});
