@@ -3,6 +3,7 @@ import { config as globalConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AnalysisCommands } from './modules/analyses/analysis-commands.js';
+import { AnalysisRetryCommands } from './modules/analyses/analysis-retry-commands.js';
 import { PlanPeriodCommands } from './modules/organisations/plan-period-commands.js';
 import { TaskCommands } from './modules/tasks/task-commands.js';
 import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
@@ -29,15 +30,17 @@ export function createCommands(services: Services, context: CommandContext) {
     queues,
     config.WEBHOOK_RETRY_SCHEDULE_MS,
   );
+  const analyses = new AnalysisCommands(
+    services.analyses,
+    services.em,
+    client,
+    queues,
+    logger,
+    config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
+  );
   return {
-    analyses: new AnalysisCommands(
-      services.analyses,
-      services.em,
-      client,
-      queues,
-      logger,
-      config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
-    ),
+    analyses,
+    analysisRetries: new AnalysisRetryCommands(services.em, services.credits, analyses, logger),
     tasks: new TaskCommands(services.tasks, client, queues, events, config.TASK_OVERDUE_AFTER_MS, logger),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events),

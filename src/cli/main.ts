@@ -5,6 +5,7 @@ import { initORM, migrate } from '../db/orm.js';
 import { AppError } from '../lib/errors.js';
 import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
+import { createCommands } from '../commands.js';
 import { createServices } from '../services.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { ensureSearchAttributes } from '../temporal/setup.js';
@@ -17,6 +18,8 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   org:set-limits --org <org_id> [--analyses <n>] [--reads <n>] [--writes <n>] [--max-batch <n>]
                  enterprise custom limits (requests per minute, images per batch)
   credits:grant  --org <org_id> --amount <n> [--pool plan|payg]
+  analyses:retry --org <org_id> (--id <an_id> | --status failed --since <ISO time>) [--dry-run]
+                 re-run failed analyses as new workflow runs; a refunded credit is charged again
   credits:show   --org <org_id>
   key:create     --org <org_id> --role ${API_KEY_ROLES.join('|')} [--name <label>]
   key:list       --org <org_id>
@@ -42,6 +45,10 @@ const options = {
   reads: { type: 'string' },
   writes: { type: 'string' },
   'max-batch': { type: 'string' },
+  id: { type: 'string' },
+  status: { type: 'string' },
+  since: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -79,6 +86,14 @@ function positive(name: keyof typeof values): number | undefined {
     throw new UsageError(`--${name} must be a whole number of at least 1`);
   return n;
 }
+/** An ISO 8601 time with a date and a time of day (and a zone, else UTC). */
+function isoTime(name: keyof typeof values): Date {
+  const v = need(name);
+  const d = new Date(v);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) || Number.isNaN(d.getTime()))
+    throw new UsageError(`--${name} must be an ISO 8601 time, e.g. 2026-11-01T00:00:00Z`);
+  return d;
+}
 function oneOf<T extends string>(name: keyof typeof values, allowed: readonly T[], fallback?: T): T {
   const v = (values[name] as string | undefined) ?? fallback;
   if (!v || !allowed.includes(v as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
@@ -97,8 +112,14 @@ if (!command || values.help) {
 
 const cfg = config();
 const orm = await initORM(cfg.DATABASE_URL);
+let temporal: ReturnType<typeof createTemporalClient> | undefined;
 try {
   const s = createServices(orm.em.fork());
+  /** The commands that start workflows, on a Temporal client made only for them. */
+  const commands = () => {
+    temporal ??= createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+    return createCommands(s, { client: temporal.client, config: cfg });
+  };
   switch (command) {
     case 'migrate': {
       const applied = await migrate(orm);
@@ -160,6 +181,33 @@ try {
         { id: org, customLimits: custom, effective: { rateLimits: r, maxBatchSize: effective.maxBatchSize } },
         `${org}: analyses ${r.analyses}/min, reads ${r.reads}/min, writes ${r.writes}/min, batches up to ${effective.maxBatchSize} images`,
       );
+      break;
+    }
+    case 'analyses:retry': {
+      const org = need('org');
+      if (values.id !== undefined && (values.status !== undefined || values.since !== undefined))
+        throw new UsageError('give either --id or --status failed --since <time>, not both');
+      let selection: { id: string } | { status: 'failed'; since: Date };
+      if (values.id !== undefined) selection = { id: need('id') };
+      else if (values.status === undefined && values.since === undefined)
+        throw new UsageError('give --id <an_id> or --status failed --since <time>');
+      else selection = { status: oneOf('status', ['failed'] as const), since: isoTime('since') };
+      const report = await commands().analysisRetries.retry(org, selection, { dryRun: values['dry-run'] });
+      const lines = report.analyses.map(
+        (a) =>
+          `${a.analysisId}  ${a.outcome.padEnd(11)} retry ${a.retry}${a.charge ? ', 1 credit' : ', no charge'}` +
+          `${a.errorCode ? ` (was ${a.errorCode})` : ''}${a.started === false ? ', start left to the worker relay' : ''}` +
+          `${a.reason ? `: ${a.reason}` : ''}`,
+      );
+      const verb = report.dryRun ? 'would retry' : 'retried';
+      print(
+        report,
+        [
+          ...lines,
+          `${verb} ${report.analyses.filter((a) => a.outcome !== 'refused').length} analyses for ${report.creditsNeeded} credit(s); ${report.creditsRemaining} credit(s) ${report.dryRun ? 'available' : 'left'}`,
+        ].join('\n'),
+      );
+      if (report.analyses.some((a) => a.outcome === 'refused')) process.exitCode = 1;
       break;
     }
     case 'credits:grant': {
@@ -264,5 +312,6 @@ try {
     process.exitCode = 1;
   }
 } finally {
+  await temporal?.connection.close();
   await orm.close();
 }

@@ -1,35 +1,10 @@
+// npm test: own process (runs the CLI as child processes).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { assertRefused, runCli as cli } from '../helpers/cli.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
 import { uniquePrefix } from '../helpers/worker.js';
-
-const root = resolve(import.meta.dirname, '../..');
-
-type Run = { code: number; stdout: string; stderr: string };
-
-/** The CLI as operators run it: a child process, its exit code, stdout and stderr. */
-function cli(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout, stderr) => done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-/** Bad input: exit code 2, a one-line reason first, no stack trace. */
-function assertRefused(run: Run, reason: RegExp) {
-  assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stderr.split('\n')[0]!, /^error: /);
-  assert.match(run.stderr.split('\n')[0]!, reason);
-  assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
-  assert.equal(run.stdout, '');
-}
 
 describe('operator CLI: org:set-limits', () => {
   let api: TestApi;

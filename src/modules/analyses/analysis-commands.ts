@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
@@ -77,13 +77,15 @@ export class AnalysisCommands {
   }
 
   async startAnalysis(a: Analysis): Promise<void> {
-    const identity = analysisWorkflowIdentity(a);
+    const retry = a.retries ?? 0;
+    const identity = analysisWorkflowIdentity(a, a.batchId ?? undefined);
     // The API request that submitted it, for operators going from a log line to the workflow.
     const requestId = requestIds.getStore();
-    await startOnce(() =>
+    const memo = { ...identity.memo, ...(requestId ? { requestId } : {}), ...(retry > 0 ? { retry } : {}) };
+    const start = () =>
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         ...identity,
-        memo: requestId ? { ...identity.memo, requestId } : identity.memo,
+        memo,
         taskQueue: this.queues.analyses,
         args: [
           {
@@ -93,15 +95,37 @@ export class AnalysisCommands {
             heartbeatTimeoutMs: this.heartbeatTimeoutMs,
           },
         ],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      }),
-    );
+        // An operator's retry is a new run under the same id, once the failed run has closed.
+        workflowIdReusePolicy: retry > 0 ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+      });
+    if (retry > 0) await this.startRetry(a.id, retry, start);
+    else await startOnce(start);
     // The outbox mark is not waited for: the row is durable and the workflow exists, so a mark lost
     // to a crash only makes the relay start it again, which finds it (startOnce). Marks made while one
     // is being written go together in the next UPDATE.
     marks
       .submit('analyses', { em: this.em, id: a.id })
       .catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
+  }
+
+  /**
+   * Starts retry number `retry` of an analysis. A run already there is either this retry's (the
+   * relay and the CLI both starting it: done) or the failed run still finishing its tail (event
+   * dispatch, task signal): that one is waited out, then the retry starts.
+   */
+  private async startRetry(analysisId: string, retry: number, start: () => Promise<unknown>): Promise<void> {
+    for (;;) {
+      try {
+        await start();
+        return;
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+      const handle = this.client.workflow.getHandle(analysisId);
+      const running = await handle.describe();
+      if (running.memo?.retry === retry) return;
+      await handle.result().catch(() => undefined);
+    }
   }
 
   async startBatch(b: Batch): Promise<void> {
@@ -157,7 +181,8 @@ export class AnalysisCommands {
     const cutoff = new Date(Date.now() - graceMs);
     const analyses = await this.em.find(
       Analysis,
-      { workflowStartedAt: null, batchId: null, createdAt: { $lt: cutoff } },
+      // A batch's members are its workflow's children, except those an operator retried (each then a workflow of its own).
+      { workflowStartedAt: null, $or: [{ batchId: null }, { retries: { $gt: 0 } }], createdAt: { $lt: cutoff } },
       { orderBy: { id: 'asc' }, limit },
     );
     const batches = await this.em.find(

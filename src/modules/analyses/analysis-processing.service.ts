@@ -35,6 +35,14 @@ export type AnalysisOutcome = {
   taskId: string | null;
 };
 
+/**
+ * The dedupe key of an analysis' final event (and failure alert): one per run of it, so an operator's
+ * retry (analyses:retry) reports its own outcome instead of finding the failed run's event.
+ */
+export function finalKey(kind: string, analysis: Pick<Analysis, 'id' | 'retries'>): string {
+  return `${kind}:${analysis.id}${analysis.retries > 0 ? `:retry-${analysis.retries}` : ''}`;
+}
+
 const cents = (v: number | string | null | undefined) => (v == null ? null : Math.round(Number(v) * 100));
 
 /** Domain work of one analysis, called by its workflow's activities. Every step is idempotent. */
@@ -154,7 +162,7 @@ export class AnalysisProcessingService {
       const event = await this.events.record(em, {
         organisationId: analysis.organisationId,
         type: 'analysis.completed',
-        dedupeKey: `analysis.completed:${analysis.id}`,
+        dedupeKey: finalKey('analysis.completed', analysis),
         analysisId: analysis.id,
         data: {
           id: analysis.id,
@@ -199,7 +207,7 @@ export class AnalysisProcessingService {
     const event = await this.events.record(em, {
       organisationId: analysis.organisationId,
       type: 'analysis.failed',
-      dedupeKey: `analysis.failed:${analysis.id}`,
+      dedupeKey: finalKey('analysis.failed', analysis),
       analysisId: analysis.id,
       data: {
         id: analysis.id,
@@ -217,6 +225,7 @@ export class AnalysisProcessingService {
       message: `Analysis ${analysis.id} failed (${code}): ${message}`.slice(0, 1000),
       sourceType: 'analysis',
       sourceId: analysis.id,
+      dedupeKey: finalKey('analysis_failed:analysis', analysis),
       placeId: analysis.placeId,
       metadata: {
         analysisId: analysis.id,
@@ -232,7 +241,7 @@ export class AnalysisProcessingService {
 
   private async outcomeOf(em: EntityManager, analysis: Analysis): Promise<AnalysisOutcome> {
     const rows = await sql<{ id: string }>(em, `select id from events where dedupe_key = ?`, [
-      `analysis.${analysis.status}:${analysis.id}`,
+      finalKey(`analysis.${analysis.status}`, analysis),
     ]);
     return this.outcome(
       analysis,

@@ -31,6 +31,11 @@ export const Analysis = defineEntity({
     errorCode: p.string().nullable(),
     errorMessage: p.text().nullable(),
     completedAt: p.datetime().nullable(),
+    /**
+     * How many times an operator re-ran it after it failed (CLI analyses:retry). Each retry is a new
+     * workflow run under the same id, and numbers its events, alert and ledger rows.
+     */
+    retries: p.integer().default(0),
     /** Outbox marker: null until the workflow is known to exist; the relay starts the rest. */
     workflowStartedAt: p.datetime().nullable(),
   },

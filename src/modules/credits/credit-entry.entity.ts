@@ -19,8 +19,13 @@ export const CreditEntry = defineEntity({
     planDelta: p.integer().default(0),
     paygDelta: p.integer().default(0),
     reason: p.enum([...CREDIT_REASONS]),
-    /** For consumption and refunds: the analysis concerned. Unique with reason so a refund happens once. */
+    /** For consumption and refunds: the analysis concerned. With reason and attempt, unique. */
     analysisId: p.string().nullable(),
+    /**
+     * For an analysis' charge and refund: 0 for its submission, n for an operator's n-th retry
+     * (analyses:retry). Unique with the analysis and reason: each charge taken and refunded once.
+     */
+    attempt: p.integer().default(0),
     note: p.string().nullable(),
     /**
      * For a renewal's two entries (plan_expiry, plan_allocation): the period they open. Unique with
@@ -30,7 +35,7 @@ export const CreditEntry = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   uniques: [
-    { properties: ['analysisId', 'reason'], name: 'credit_entries_analysis_reason_unique' },
+    { properties: ['analysisId', 'reason', 'attempt'], name: 'credit_entries_analysis_reason_attempt_unique' },
     { properties: ['organisationId', 'reason', 'periodStart'], name: 'credit_entries_period_reason_unique' },
   ],
 });

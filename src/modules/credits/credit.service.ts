@@ -40,8 +40,10 @@ export class CreditService {
    * Takes one credit per analysis, plan credits first, all or nothing. Runs inside the caller's
    * transaction (the one that creates the analyses). The row lock on the organisation serialises
    * concurrent submissions, and the guard in the WHERE clause keeps the balance from going negative.
+   * `attempt` numbers an operator's retry of a failed analysis (0: its submission), so the retry's
+   * charge is a ledger row of its own, taken at most once.
    */
-  async consume(em: EntityManager, organisationId: string, analysisIds: string[]): Promise<Balance> {
+  async consume(em: EntityManager, organisationId: string, analysisIds: string[], attempt = 0): Promise<Balance> {
     const n = analysisIds.length;
     const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number }>(
       em,
@@ -69,6 +71,7 @@ export class CreditService {
         paygDelta: fromPlan ? 0 : -1,
         reason: 'analysis',
         analysisId,
+        attempt,
       });
     });
     afterCommit(em, () => metrics.creditsCharged.inc(analysisIds.length));
@@ -118,16 +121,18 @@ export class CreditService {
   }
 
   /**
-   * Gives a failed analysis its credit back, to the pool it came from, exactly once: the ledger's
-   * unique (analysis, reason) makes a second refund insert nothing and change nothing.
+   * Gives a failed analysis its credit back, to the pool it came from, exactly once per charge: the
+   * refund takes the number of the analysis' latest charge (its submission's, or a retry's), and the
+   * ledger's unique (analysis, reason, attempt) makes a second refund insert nothing and change nothing.
    */
   async refund(em: EntityManager, analysisId: string): Promise<boolean> {
     const inserted = await sql<{ organisation_id: string; plan_delta: number; payg_delta: number }>(
       em,
-      `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, created_at)
-       select ?, organisation_id, -plan_delta, -payg_delta, 'refund', analysis_id, now()
+      `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, created_at)
+       select ?, organisation_id, -plan_delta, -payg_delta, 'refund', analysis_id, attempt, now()
          from credit_entries where analysis_id = ? and reason = 'analysis'
-       on conflict (analysis_id, reason) do nothing
+        order by attempt desc limit 1
+       on conflict (analysis_id, reason, attempt) do nothing
        returning organisation_id, plan_delta, payg_delta`,
       [newId('creditEntry'), analysisId],
     );
