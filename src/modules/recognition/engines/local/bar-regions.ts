@@ -2,7 +2,7 @@ import { darkComponents } from './glyphs.js';
 import type { Box } from './ocr-pool.js';
 
 // Wide, short cells: wide enough to always span a bar edge, short enough to fit a symbol's height.
-const CELL_W = 16;
+export const CELL_W = 16;
 const CELL_H = 6;
 
 /**

@@ -40,11 +40,13 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
     .normalise()
     .raw()
     .toBuffer();
-  // Ink thickness decides between 8 and 9 or 1 and nothing: read at several thresholds and vote.
+  // Ink thickness decides between 8 and 9 or 1 and nothing: read at several thresholds and vote,
+  // unless a threshold already reads a price tesseract is sure of (then the others agree anyway).
   const readings: TagPrice[] = [];
   for (const threshold of THRESHOLDS) {
     const reading = await readAtThreshold(ocr, grey, W, H, threshold);
     if (reading) readings.push(reading);
+    if (reading && reading.confidence >= SURE) return reading;
   }
   if (readings.length === 0) return null;
   const votes = new Map<number, number>();
@@ -57,6 +59,9 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
 // real tags of ../shared/datasets: three thresholds counted equally read 123 of 144 right, these
 // four weighted by confidence 128 (neighbouring choices 125 to 129), so the figure flatters it.
 const THRESHOLDS = [80, 95, 110, 125];
+// A reading this confident ends the vote early: on the real tags, exiting at 95 reads the same 128 of
+// 144 right with 296 OCR calls instead of 576 (at 90: 124, at 80: 123), so it halves the cost for nothing.
+const SURE = 95;
 
 async function readAtThreshold(
   ocr: OcrPool,
