@@ -43,7 +43,7 @@ export function createCommands(services: Services, context: CommandContext) {
     analysisRetries: new AnalysisRetryCommands(services.em, services.credits, analyses, logger),
     tasks: new TaskCommands(services.tasks, client, queues, events, config.TASK_OVERDUE_AFTER_MS, logger),
     alerts: new AlertCommands(services.alerts, client, queues),
-    webhooks: new WebhookCommands(services.webhooks, events),
+    webhooks: new WebhookCommands(services.webhooks, events, client),
     planPeriods: new PlanPeriodCommands(services.em, client, queues),
     events,
   };

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { config } from '../config.js';
 import { initORM, migrate } from '../db/orm.js';
-import { AppError } from '../lib/errors.js';
+import { AppError, NotFoundError } from '../lib/errors.js';
 import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
 import { createCommands } from '../commands.js';
@@ -18,6 +18,8 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   org:set-limits --org <org_id> [--analyses <n>] [--reads <n>] [--writes <n>] [--max-batch <n>]
                  enterprise custom limits (requests per minute, images per batch)
   credits:grant  --org <org_id> --amount <n> [--pool plan|payg]
+  webhooks:redeliver-failed --org <org_id> --since <ISO time> [--dry-run]
+                 send failed webhook and callback deliveries again (same delivery id)
   analyses:retry --org <org_id> (--id <an_id> | --status failed --since <ISO time>) [--dry-run]
                  re-run failed analyses as new workflow runs; a refunded credit is charged again
   credits:show   --org <org_id>
@@ -208,6 +210,26 @@ try {
         ].join('\n'),
       );
       if (report.analyses.some((a) => a.outcome === 'refused')) process.exitCode = 1;
+      break;
+    }
+    case 'webhooks:redeliver-failed': {
+      const org = need('org');
+      const since = isoTime('since');
+      if (!(await s.organisations.get(org))) throw new NotFoundError('organisation', org);
+      const dryRun = values['dry-run'];
+      const items = await commands().webhooks.redeliverFailed(org, since, { dryRun });
+      const count = items.filter((i) => i.outcome !== 'skipped').length;
+      print(
+        { dryRun, deliveries: items },
+        [
+          ...items.map(
+            (i) =>
+              `${i.deliveryId}  ${i.outcome.padEnd(15)} ${i.eventType} to ${i.webhookId ?? 'callback'}, ${i.attempts} attempt(s)` +
+              `${i.lastStatusCode ? `, last ${i.lastStatusCode}` : ''}${i.reason ? `: ${i.reason}` : ''}`,
+          ),
+          `${dryRun ? 'would redeliver' : 'redelivered'} ${count} of ${items.length} deliveries`,
+        ].join('\n'),
+      );
       break;
     }
     case 'credits:grant': {

@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -11,6 +12,22 @@ import { Webhook } from './webhook.entity.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.schemas.js';
 
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
+
+/** A delivery an operator's bulk redelivery (CLI webhooks:redeliver-failed) may send again. */
+export type RedeliveryCandidate = {
+  deliveryId: string;
+  eventType: string;
+  /** Null for a per-request callback. */
+  webhookId: string | null;
+  analysisId: string | null;
+  /** `failed`: its retries ran out or it was abandoned; `pending`: left without a workflow (see `redeliveryCandidates`). */
+  status: 'failed' | 'pending';
+  attempts: number;
+  lastStatusCode: number | null;
+  finishedAt: string | null;
+  /** Set when it cannot be sent: its webhook was deleted or is disabled. */
+  skipReason: string | null;
+};
 
 export class WebhookService {
   private readonly repo: TenantRepository<Webhook>;
@@ -142,6 +159,64 @@ export class WebhookService {
     delivery.completedAt = null;
     await this.em.flush();
     return delivery;
+  }
+
+  /**
+   * What a bulk redelivery considers, oldest first: the organisation's failed deliveries (webhooks
+   * and callbacks) that ended at or after `since`, and the pending ones not waiting for a timer
+   * (`next_attempt_at` null) touched since then. The latter are either mid-attempt or were left
+   * without a running workflow (a redelivery that died between reopening and starting, a workflow
+   * that ended for an operator): the caller asks Temporal which.
+   */
+  async redeliveryCandidates(organisationId: string, since: Date): Promise<RedeliveryCandidate[]> {
+    const rows = await sql<{
+      id: string;
+      event_type: string;
+      webhook_id: string | null;
+      analysis_id: string | null;
+      status: 'failed' | 'pending';
+      attempt_count: number;
+      last_status_code: number | null;
+      completed_at: Date | null;
+      webhook_status: string | null;
+    }>(
+      this.em,
+      `select d.id, d.event_type, d.webhook_id, d.analysis_id, d.status, d.attempt_count, d.last_status_code,
+              d.completed_at, w.status as webhook_status
+         from deliveries d left join webhooks w on w.id = d.webhook_id
+        where d.organisation_id = ?
+          and ((d.status = 'failed' and d.completed_at >= ?)
+            or (d.status = 'pending' and d.next_attempt_at is null and d.attempt_count > 0 and d.updated_at >= ?))
+        order by coalesce(d.completed_at, d.updated_at), d.id`,
+      [organisationId, since, since],
+    );
+    return rows.map((r) => ({
+      deliveryId: r.id,
+      eventType: r.event_type,
+      webhookId: r.webhook_id,
+      analysisId: r.analysis_id,
+      status: r.status,
+      attempts: r.attempt_count,
+      lastStatusCode: r.last_status_code,
+      finishedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
+      skipReason:
+        r.webhook_id && !r.webhook_status
+          ? 'its webhook was deleted'
+          : r.webhook_status === 'disabled'
+            ? 'its webhook is disabled (set it back to active first)'
+            : null,
+    }));
+  }
+
+  /** Back to pending for a new run, if still failed (false: someone else reopened it first). */
+  async reopenFailed(organisationId: string, deliveryId: string): Promise<boolean> {
+    const rows = await sql(
+      this.em,
+      `update deliveries set status = 'pending', completed_at = null, updated_at = now()
+        where id = ? and organisation_id = ? and status = 'failed' returning id`,
+      [deliveryId, organisationId],
+    );
+    return rows.length > 0;
   }
 
   attemptsOf(deliveryId: string) {
