@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseSecretKeys } from './lib/secrets/secret-box.js';
 
@@ -44,6 +45,14 @@ const schema = z.object({
   IMAGE_MAX_PIXELS: z.coerce.number().int().min(1_000_000).max(268_000_000).default(64_000_000),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   RECOGNIZER: z.string().default('local'),
+  // Worker threads of the local recognizer, each reading one photo at a time with its own tesseract
+  // worker; also the worker's recognition activity slots with RECOGNIZER=local. Default: one per core.
+  RECOGNITION_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => availableParallelism()),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   // How old an unconfirmed start must be before the relay makes it (the API's own start goes first).
   OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(500).default(10_000),

@@ -63,7 +63,12 @@ const workers = await createWorkers({
   queues: TASK_QUEUES,
   activities,
   activitySlots: config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES,
-  recognitionSlots: Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
+  // The local recognizer reads one photo per thread: taking more would only queue them here, where
+  // no other worker process can pick them up (and their heartbeats would say they are being read).
+  recognitionSlots:
+    config.RECOGNIZER === 'local'
+      ? config.RECOGNITION_THREADS
+      : Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
   bundlePath,
 });
 

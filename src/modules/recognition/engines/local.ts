@@ -1,15 +1,21 @@
-import { z } from 'zod';
+import { config } from '../../../config.js';
 import { registerRecognizer } from '../recognizer.js';
-import { LocalRecognizer } from './local/local-recognizer.js';
-import { OcrPool } from './local/ocr-pool.js';
+import { PooledLocalRecognizer, RecognitionPool } from './local/recognition-pool.js';
 
-const env = z.object({ LOCAL_OCR_WORKERS: z.coerce.number().int().min(1).max(8).default(1) }).parse(process.env);
+// One pool of recognition threads for the whole process (RECOGNITION_THREADS, one per core by
+// default), created on first use and shared by every analysis.
+let pool: RecognitionPool | undefined;
+registerRecognizer(
+  'local',
+  () => new PooledLocalRecognizer((pool ??= new RecognitionPool(config().RECOGNITION_THREADS))),
+);
 
-// One OCR pool for the whole process, created on first use and shared by every analysis.
-let pool: OcrPool | undefined;
-registerRecognizer('local', () => new LocalRecognizer({ ocr: (pool ??= new OcrPool(env.LOCAL_OCR_WORKERS)) }));
+/** The process's recognition pool, if the local recognizer was used (for tests and the benchmark). */
+export function localRecognitionPool(): RecognitionPool | undefined {
+  return pool;
+}
 
-/** Ends the pool's worker threads; a process that used the recognizer cannot exit while they run. */
+/** Ends the pool's threads; a process that used the recognizer cannot exit while they run. */
 export async function closeLocalRecognizer(): Promise<void> {
   await pool?.close();
   pool = undefined;

@@ -1,0 +1,74 @@
+import { Piscina } from 'piscina';
+import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
+
+/** What a recognition thread is given: the input without its AbortSignal (which cannot cross threads). */
+export type ThreadTask = {
+  image: Uint8Array;
+  contentType: string;
+  width: number;
+  height: number;
+  catalogue: CatalogueEntry[];
+  runIndex: number;
+};
+
+// The thread's module next to this one: .ts when running from the sources under tsx (whose loader the
+// threads inherit through execArgv), .js in the compiled dist/.
+const threadFile = new URL(
+  import.meta.url.endsWith('.ts') ? './recognition-thread.ts' : './recognition-thread.js',
+  import.meta.url,
+).href;
+
+/**
+ * A fixed pool of worker threads, each running the whole local recognizer (decoding, pixel work,
+ * barcodes and its own tesseract worker) on one photo at a time. The process's main thread, which
+ * also runs the workflow and delivery workers, only posts the photo and awaits the products, so its
+ * event loop never waits on recognition; and with one thread per core every core reads a photo.
+ * Threads are started with the pool and kept: each holds a tesseract worker that takes a second and
+ * tens of MB to start.
+ */
+export class RecognitionPool {
+  private readonly piscina: Piscina<ThreadTask, RecognizedProduct[]>;
+
+  constructor(readonly size: number) {
+    this.piscina = new Piscina({
+      filename: threadFile,
+      minThreads: size,
+      maxThreads: size,
+      concurrentTasksPerWorker: 1,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+  }
+
+  private inFlight = 0;
+
+  async run(input: RecognizeInput): Promise<RecognizedProduct[]> {
+    const { signal, ...task } = input;
+    this.inFlight++;
+    try {
+      // A cancelled pass (its activity was cancelled) ends its thread; the pool starts a fresh one.
+      return await this.piscina.run(task, signal ? { signal } : {});
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Photos being read (at most one a thread), and photos waiting for a free thread. */
+  stats(): { running: number; queued: number } {
+    return { running: Math.min(this.inFlight, this.size), queued: Math.max(0, this.inFlight - this.size) };
+  }
+
+  close(): Promise<void> {
+    return this.piscina.destroy();
+  }
+}
+
+/** The local recognizer as the worker process sees it: every photo goes to the pool. */
+export class PooledLocalRecognizer implements Recognizer {
+  readonly name = 'local';
+
+  constructor(private readonly pool: RecognitionPool) {}
+
+  recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
+    return this.pool.run(input);
+  }
+}
