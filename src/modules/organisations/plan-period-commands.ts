@@ -36,8 +36,19 @@ export class PlanPeriodCommands {
     await sql(this.em, `update organisations set plan_workflow_ensured_at = now() where id = ?`, [organisationId]);
   }
 
-  /** The relay's pass: organisations created more than `graceMs` ago without a workflow, or overdue. */
+  /** The relay's pass: starts the workflows `due` lists. */
   async sweep(graceMs: number): Promise<number> {
+    const ids = await this.due(graceMs);
+    for (const id of ids) await this.start(id);
+    return ids.length;
+  }
+
+  /**
+   * Organisations created more than `graceMs` ago whose workflow was never started, and those whose
+   * period ended more than `graceMs` ago and whose workflow was last looked at longer ago than that
+   * (so a missing one is started again at most once per grace period). At most 200 a pass.
+   */
+  async due(graceMs: number): Promise<string[]> {
     const before = new Date(Date.now() - graceMs);
     const rows = await sql<{ id: string }>(
       this.em,
@@ -46,7 +57,6 @@ export class PlanPeriodCommands {
        (select id from organisations where period_end < ? and plan_workflow_ensured_at < ? order by period_end limit 100)`,
       [before, before, before],
     );
-    for (const { id } of rows) await this.start(id);
-    return rows.length;
+    return rows.map((r) => r.id);
   }
 }
