@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { verifyWebhookSignature, WebhookSignatureError } from '../../../clients/typescript/src/webhooks.js';
+import { signatureHeader } from '../../../src/modules/webhooks/signature.js';
+
+// Signed by the service's own signing code (src/modules/webhooks/signature.ts), as deliveries are.
+const secret = `whsec_${'a'.repeat(64)}`;
+const previous = `whsec_${'b'.repeat(64)}`;
+const body = JSON.stringify({
+  event: 'analysis.completed',
+  data: { id: 'an_1', status: 'completed' },
+  timestamp: '2026-11-23T10:00:00.000Z',
+  webhookId: 'wh_1',
+});
+const t = Math.floor(Date.now() / 1000);
+
+describe('the TypeScript client: verifyWebhookSignature', () => {
+  it('accepts the header from Fetch Headers, Node headers (any case) or as a string, and returns the event', () => {
+    const header = signatureHeader([secret], t, body);
+    const event = verifyWebhookSignature(body, new Headers({ 'X-Service-Signature': header }), secret);
+    assert.deepEqual(event, JSON.parse(body));
+    assert.equal(verifyWebhookSignature(body, { 'X-Service-Signature': header }, secret).data.id, 'an_1');
+    assert.equal(
+      verifyWebhookSignature(Buffer.from(body), { 'x-service-signature': header }, secret).event,
+      'analysis.completed',
+    );
+    assert.equal(verifyWebhookSignature(new TextEncoder().encode(body), header, [previous, secret]).webhookId, 'wh_1');
+  });
+
+  it('checks the raw bytes: re-serialised, tampered or differently spaced bodies fail', () => {
+    const header = signatureHeader([secret], t, body);
+    assert.throws(
+      () => verifyWebhookSignature(JSON.stringify(JSON.parse(body), null, 2), header, secret),
+      WebhookSignatureError,
+    );
+    assert.throws(() => verifyWebhookSignature(body.replace('an_1', 'an_2'), header, secret), /No signature matches/);
+  });
+
+  it('during a rotation either secret verifies the two-signature header; a third does not', () => {
+    const header = signatureHeader([secret, previous], t, body);
+    assert.equal(header.split(',').length, 3);
+    assert.ok(verifyWebhookSignature(body, header, secret));
+    assert.ok(verifyWebhookSignature(body, header, previous));
+    assert.throws(() => verifyWebhookSignature(body, header, `whsec_${'c'.repeat(64)}`), /No signature matches/);
+  });
+
+  it('refuses a timestamp outside the tolerance, either way, and honours toleranceSec', () => {
+    const old = signatureHeader([secret], t - 301, body);
+    assert.throws(() => verifyWebhookSignature(body, old, secret), /tolerance/);
+    assert.ok(verifyWebhookSignature(body, old, secret, { toleranceSec: 600 }));
+    assert.throws(() => verifyWebhookSignature(body, signatureHeader([secret], t + 301, body), secret), /tolerance/);
+    assert.ok(verifyWebhookSignature(body, old, secret, { now: new Date((t - 301) * 1000) }));
+  });
+
+  it('refuses a missing or malformed header', () => {
+    assert.throws(() => verifyWebhookSignature(body, {}, secret), /Missing/);
+    assert.throws(() => verifyWebhookSignature(body, new Headers(), secret), /Missing/);
+    assert.throws(() => verifyWebhookSignature(body, `v1=${'0'.repeat(64)}`, secret), /Malformed/);
+    assert.throws(() => verifyWebhookSignature(body, `t=${t},v1=nothex`, secret), /Malformed/);
+  });
+});
