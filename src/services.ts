@@ -15,6 +15,7 @@ import { CreditService } from './modules/credits/credit.service.js';
 import { EventService } from './modules/events/event.service.js';
 import { InventoryService } from './modules/inventory/inventory.service.js';
 import { OrganisationService } from './modules/organisations/organisation.service.js';
+import { OrganisationExportService } from './modules/organisations/organisation-export.service.js';
 import { PlanPeriodService } from './modules/organisations/plan-period.service.js';
 import { PlaceService } from './modules/places/place.service.js';
 import { ProductService } from './modules/products/product.service.js';
@@ -58,6 +59,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     events,
     organisations: new OrganisationService(em, credits, planPeriods),
     planPeriods,
+    organisationExport: new OrganisationExportService(em),
     projects,
     places,
     inventory: new InventoryService(em, projects),

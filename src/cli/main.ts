@@ -1,4 +1,6 @@
 // Admin CLI: `npm run cli -- <command> [options] [--json]`. See README "Admin CLI".
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { config } from '../config.js';
 import { initORM, migrate } from '../db/orm.js';
@@ -15,6 +17,8 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   org:create     --name <name> [--plan ${PLAN_TIERS.join('|')}] [--credits <n>]
   org:list
   org:set-plan   --org <org_id> --plan <tier>
+  org:export     --org <org_id> [--out <file>]
+                 the organisation's records as JSON lines (never secrets), to stdout or a new file
   org:set-limits --org <org_id> [--analyses <n>] [--reads <n>] [--writes <n>] [--max-batch <n>]
                  enterprise custom limits (requests per minute, images per batch)
   credits:grant  --org <org_id> --amount <n> [--pool plan|payg]
@@ -51,6 +55,7 @@ const options = {
   status: { type: 'string' },
   since: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
+  out: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -165,6 +170,33 @@ try {
       const org = await s.organisations.setPlan(need('org'), oneOf<PlanTier>('plan', PLAN_TIERS));
       if (!org) throw new UsageError(`no organisation ${values.org}`);
       print({ id: org.id, plan: org.plan }, `${org.id} is now on ${org.plan}`);
+      break;
+    }
+    case 'org:export': {
+      const org = need('org');
+      const file = values.out === undefined ? undefined : need('out');
+      if (!(await s.organisations.get(org))) throw new NotFoundError('organisation', org);
+      // A file of personal data: readable by its owner only, never over an existing file.
+      const out = file ? createWriteStream(file, { flags: 'wx', mode: 0o600 }) : process.stdout;
+      const failed = new Promise<never>((_, reject) => out.once('error', reject));
+      failed.catch(() => undefined);
+      if (file)
+        await Promise.race([once(out, 'open'), failed]).catch((err: Error) => {
+          throw new UsageError(`--out: ${err.message}`);
+        });
+      const write = async (record: unknown) => {
+        if (!out.write(`${JSON.stringify(record)}\n`)) await Promise.race([once(out, 'drain'), failed]);
+      };
+      let counts: Record<string, number>;
+      try {
+        counts = await s.organisationExport.export(org, write);
+      } finally {
+        if (file) await new Promise<void>((r) => out.end(r));
+      }
+      if (file) {
+        const total = Object.values(counts).reduce((a, b) => a + b, 0);
+        print({ organisationId: org, file, counts }, `wrote ${total} records of ${org} to ${file}`);
+      }
       break;
     }
     case 'org:set-limits': {
