@@ -58,7 +58,11 @@ describe('operator CLI: org:export', () => {
     secrets.push(rotated.body.data.secret);
     const submitted = await api.request('POST', '/analyses', {
       key: org.keys.write,
-      body: { imageUrl: host.url('/shelf.png'), callbackUrl: 'https://callback.example.com/shelf', externalId: 'visit-1' },
+      body: {
+        imageUrl: host.url('/shelf.png'),
+        callbackUrl: 'https://callback.example.com/shelf',
+        externalId: 'visit-1',
+      },
     });
     assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
     secrets.push(submitted.body.data.callbackSecret);
