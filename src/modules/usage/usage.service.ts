@@ -18,10 +18,14 @@ export class UsageService {
     const limits = limitsFor(org.plan, org.customLimits);
     const balance = await this.credits.balance(organisationId);
     const { periodStart, periodEnd } = org;
+    // Charges of this period not refunded. A charge of the period before refunded in this one counts
+    // in neither: it was taken before the renewal and given back (to its pool) after.
     const [used] = await sql<{ used: number }>(
       this.em,
-      `select coalesce(-sum(plan_delta + payg_delta), 0)::int as used from credit_entries
-        where organisation_id = ? and reason in ('analysis', 'refund') and created_at >= ?`,
+      `select count(*) filter (where r.id is null)::int as used
+         from credit_entries c
+         left join credit_entries r on r.analysis_id = c.analysis_id and r.attempt = c.attempt and r.reason = 'refund'
+        where c.organisation_id = ? and c.reason = 'analysis' and c.created_at >= ?`,
       [organisationId, periodStart],
     );
     const rateLimits = {} as Record<RateLimitCategory, { limit: number; remaining: number; resetAt: string }>;

@@ -47,6 +47,15 @@ describe('plan period renewal (PlanPeriodService)', () => {
       ),
     );
 
+  /** Moves the organisation's period a period back, so it ends now: due, as at a real renewal (after the charges made so far). */
+  const makeDue = (orgId: string) =>
+    sql(
+      orm.em.fork(),
+      `update organisations set period_start = period_start - ?::interval, period_end = now()
+        where id = ?`,
+      [`${PERIOD_MS} milliseconds`, orgId],
+    );
+
   before(async () => {
     orm = await initORM(process.env.DATABASE_URL!);
   });
@@ -67,8 +76,10 @@ describe('plan period renewal (PlanPeriodService)', () => {
     const org = await s.organisations.create({ name: 'Renewing', plan: 'free' });
     await s.credits.grant(org.id, 7, 'payg');
     await consume(org.id, 3);
+    const first = (await s.planPeriods.current(org.id))!;
+    assert.equal(first.periodEnd, new Date(org.createdAt.getTime() + PERIOD_MS).toISOString());
+    await makeDue(org.id);
     const before = (await s.planPeriods.current(org.id))!;
-    assert.equal(before.periodEnd, new Date(org.createdAt.getTime() + PERIOD_MS).toISOString());
     const usageBefore = await services().usage.usage(org.id, 'key_none');
     assert.equal(usageBefore.credits.usedThisPeriod, 3);
 
@@ -108,6 +119,23 @@ describe('plan period renewal (PlanPeriodService)', () => {
     });
     assert.equal((await ledger(org.id)).length, 2);
     assert.deepEqual(await services().credits.balance(org.id), { plan: 50, payg: 7, remaining: 57 });
+  });
+
+  it('usedThisPeriod: a charge before the renewal refunded after it counts in neither period', async () => {
+    const s = services();
+    const org = await s.organisations.create({ name: 'Refunded across', plan: 'free' });
+    const analysisId = `an_across_${org.id}`;
+    await orm.em.fork().transactional((em) => services().credits.consume(em, org.id, [analysisId]));
+    await consume(org.id, 2);
+    await makeDue(org.id);
+    assert.equal((await services().usage.usage(org.id, 'key_none')).credits.usedThisPeriod, 3);
+    const { periodEnd } = (await s.planPeriods.current(org.id))!;
+    await services().planPeriods.renew(org.id, periodEnd);
+    await consume(org.id, 1);
+    assert.equal(await orm.em.fork().transactional((em) => services().credits.refund(em, analysisId)), true);
+    const usage = await services().usage.usage(org.id, 'key_none');
+    // The refunded credit goes back to the pool it came from: the new period's plan credits.
+    assert.deepEqual(usage.credits, { remaining: 50, usedThisPeriod: 1, plan: 50, payg: 0 });
   });
 
   it('concurrent renewals of one period: exactly one renews (the row lock and the period check)', async () => {
