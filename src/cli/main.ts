@@ -17,15 +17,11 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   org:create     --name <name> [--plan ${PLAN_TIERS.join('|')}] [--credits <n>]
   org:list
   org:set-plan   --org <org_id> --plan <tier>
-  org:export     --org <org_id> [--out <file>]
-                 the organisation's records as JSON lines (never secrets), to stdout or a new file
   org:set-limits --org <org_id> [--analyses <n>] [--reads <n>] [--writes <n>] [--max-batch <n>]
                  enterprise custom limits (requests per minute, images per batch)
+  org:export     --org <org_id> [--out <file>]
+                 the organisation's records as JSON lines (never secrets), to stdout or a new file
   credits:grant  --org <org_id> --amount <n> [--pool plan|payg]
-  webhooks:redeliver-failed --org <org_id> --since <ISO time> [--dry-run]
-                 send failed webhook and callback deliveries again (same delivery id)
-  analyses:retry --org <org_id> (--id <an_id> | --status failed --since <ISO time>) [--dry-run]
-                 re-run failed analyses as new workflow runs; a refunded credit is charged again
   credits:show   --org <org_id>
   key:create     --org <org_id> --role ${API_KEY_ROLES.join('|')} [--name <label>]
   key:list       --org <org_id>
@@ -33,8 +29,14 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   member:add     --org <org_id> --email <e-mail> --name <name> [--role owner|member|tasker]
   invite:list    --org <org_id>
   invite:accept  --org <org_id> --invitation <mbi_id> --name <name>
+  analyses:retry --org <org_id> (--id <an_id> | --status failed --since <ISO time>) [--dry-run]
+                 re-run failed analyses as new workflow runs; a refunded credit is charged again
+  webhooks:redeliver-failed --org <org_id> --since <ISO time> [--dry-run]
+                 send failed webhook and callback deliveries again, same delivery ids
   migrate        apply pending database migrations
-  temporal:setup register the search attributes on TEMPORAL_ADDRESS`;
+  temporal:setup register the search attributes on TEMPORAL_ADDRESS
+
+Bad usage or a refused request exits with code 2.`;
 
 const options = {
   name: { type: 'string' },
