@@ -94,6 +94,7 @@ describe('plan periods renewed by the plan-period workflow', () => {
     u = await usage(org);
     assert.deepEqual(u.credits, { remaining: 55, usedThisPeriod: 2, plan: 48, payg: 7 });
     assert.equal(u.plan.periodEnd, end(2).toISOString());
+    assert.equal(u.plan.periodStart, end(1).toISOString());
     assert.equal((await creditsLowAlerts(org)).length, 2);
 
     // Period 3.
@@ -123,6 +124,7 @@ describe('plan periods renewed by the plan-period workflow', () => {
     u = await usage(org);
     assert.deepEqual(u.credits, { remaining: 57, usedThisPeriod: 0, plan: 50, payg: 7 });
     assert.equal(u.plan.periodEnd, end(renewals + 1).toISOString());
+    assert.equal(u.plan.periodStart, end(renewals).toISOString());
     assert.equal(u.plan.monthlyCredits, 50);
     assert.equal((await creditsLowAlerts(org)).length, 2, 'credits_low once per period with a submission');
 

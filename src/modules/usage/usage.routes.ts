@@ -16,14 +16,21 @@ export const usageSchema = z
       usedThisPeriod: z
         .number()
         .int()
-        .meta({ description: 'Credits consumed by analyses this plan period, net of refunds.' }),
+        .meta({ description: 'Credits charged for analyses this plan period and not refunded.' }),
       plan: z.number().int().meta({ description: 'Plan credits left this period (spent first).' }),
       payg: z.number().int().meta({ description: 'Pay-as-you-go credits left.' }),
     }),
     plan: z.object({
       tier: z.enum(PLAN_TIERS),
-      periodEnd: z.iso.datetime(),
-      monthlyCredits: z.number().int(),
+      periodStart: z.iso.datetime().meta({ description: 'When the current plan period began.' }),
+      periodEnd: z.iso.datetime().meta({
+        description:
+          "When the current plan period ends: unused plan credits expire and the plan's monthly credits are granted (pay-as-you-go credits stay).",
+      }),
+      monthlyCredits: z
+        .number()
+        .int()
+        .meta({ description: 'Plan credits granted at each period start (after a plan change: the new plan’s).' }),
       maxBatchSize: z
         .number()
         .int()

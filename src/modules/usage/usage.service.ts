@@ -49,6 +49,7 @@ export class UsageService {
       },
       plan: {
         tier: org.plan,
+        periodStart: periodStart.toISOString(),
         periodEnd: periodEnd.toISOString(),
         monthlyCredits: org.monthlyCredits,
         maxBatchSize: limits.maxBatchSize,

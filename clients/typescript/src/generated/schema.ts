@@ -1680,7 +1680,7 @@ export interface components {
             maxBatchSize: number;
             credits: {
                 remaining: number;
-                /** @description Credits consumed by analyses this plan period, net of refunds. */
+                /** @description Credits charged for analyses this plan period and not refunded. */
                 usedThisPeriod: number;
                 /** @description Plan credits left this period (spent first). */
                 plan: number;
@@ -1690,8 +1690,17 @@ export interface components {
             plan: {
                 /** @enum {string} */
                 tier: "free" | "starter" | "growth" | "pro" | "scale" | "enterprise";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the current plan period began.
+                 */
+                periodStart: string;
+                /**
+                 * Format: date-time
+                 * @description When the current plan period ends: unused plan credits expire and the plan's monthly credits are granted (pay-as-you-go credits stay).
+                 */
                 periodEnd: string;
+                /** @description Plan credits granted at each period start (after a plan change: the new plan’s). */
                 monthlyCredits: number;
                 /** @description The plan's nominal batch size (decisions.md: free 20 … scale 200). */
                 maxBatchSize: number;
