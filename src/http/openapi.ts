@@ -1,5 +1,6 @@
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
+import { typescriptSample } from './code-samples.js';
 import { defaultRole, type RouteDefinition } from './route.js';
 
 export const errorSchema = z
@@ -122,6 +123,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
         ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }
         : {}),
       responses,
+      // Shown by the reference page (Scalar) beside its generated curl and fetch examples.
+      'x-codeSamples': [{ lang: 'typescript', label: 'TypeScript client', source: typescriptSample(route) }],
     };
   }
   return createDocument({

@@ -5,7 +5,8 @@ import { dirname, join, normalize, sep } from 'node:path';
 /**
  * The interactive API reference: Scalar's standalone bundle, served from node_modules (no CDN, so it
  * works on closed networks), rendering /api/v1/openapi.json, the document generated from the routes.
- * Request examples in curl and Node's fetch; the TypeScript client's usage is in its README.
+ * Request examples in curl, Node's fetch and our TypeScript client (clients/typescript: each operation's
+ * `x-codeSamples`, src/http/code-samples.ts).
  */
 // The package's main entry is dist/index.js; the browser bundle sits beside it in dist/browser.
 const assetsDir = join(dirname(createRequire(import.meta.url).resolve('@scalar/api-reference')), 'browser');
@@ -19,7 +20,7 @@ export function renderReferencePage(opts: { specUrl: string; assetsUrl: string; 
     showDeveloperTools: 'never',
     agent: { disabled: true },
     defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
-    // curl and Node's fetch only: the two a client of this API uses (plus its TypeScript client).
+    // curl and Node's fetch only: the two a client of this API uses (plus our TypeScript client, from x-codeSamples).
     hiddenClients: {
       shell: ['httpie', 'wget'],
       node: ['axios', 'ofetch', 'undici'],
@@ -42,6 +43,7 @@ export function renderReferencePage(opts: { specUrl: string; assetsUrl: string; 
       dart: true,
       fsharp: true,
       http: true,
+      julia: true,
     },
   };
   return `<!doctype html>

@@ -55,6 +55,15 @@ describe('the interactive API reference (/api/v1/docs) in headless Chromium', ()
     const text = await page.locator('body').innerText();
     assert.match(text, /\/api\/v1\/analyses/);
     assert.match(await page.content(), /curl/);
+    // Beside curl and fetch, the TypeScript client's call (the operations' x-codeSamples), for every operation at once.
+    await page
+      .getByRole('button', { name: /Shell Curl/ })
+      .first()
+      .click();
+    assert.deepEqual((await page.getByRole('option').allInnerTexts()).sort(), ['Curl', 'Fetch', 'TypeScript client']);
+    await page.getByRole('option', { name: 'TypeScript client' }).click();
+    await page.locator('code').filter({ hasText: "shelf.post('/api/v1/analyses'" }).first().waitFor();
+    await page.locator('code').filter({ hasText: 'shelf.waitForAnalysis(data.id)' }).first().waitFor();
     assert.deepEqual(outside, [], 'no request leaves the service');
     assert.deepEqual(problems, []);
   });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { ShelfClient } from '../../../clients/typescript/src/index.js';
-import { CLIENT_SCHEMA_PATH, clientSchemaSource } from '../../../scripts/lib/client-schema.js';
+import { CLIENT_SCHEMA_PATH, clientSchemaSource, offlineOpenApiDocument } from '../../../scripts/lib/client-schema.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -48,6 +48,38 @@ describe('the TypeScript client package', () => {
       ]);
     } finally {
       await rm(outDir, { recursive: true, force: true });
+    }
+  });
+
+  it("compiles every operation's TypeScript sample in the API reference against the client's types", async () => {
+    const dir = join(root, '.data', 'test', `client-samples-${process.pid}`);
+    try {
+      await mkdir(dir, { recursive: true });
+      const doc = offlineOpenApiDocument() as unknown as { paths: Record<string, Record<string, Record<string, any>>> };
+      let count = 0;
+      for (const ops of Object.values(doc.paths))
+        for (const op of Object.values(ops)) {
+          const [sample] = op['x-codeSamples'] as { lang: string; label: string; source: string }[];
+          assert.equal(sample!.label, 'TypeScript client');
+          const source = sample!.source.replace(
+            "'@shelf/client'",
+            `'${join(root, 'clients/typescript/src/index.js')}'`,
+          );
+          await writeFile(join(dir, `${op.operationId}.ts`), source);
+          count++;
+        }
+      assert.ok(count >= 40, `${count} operations`);
+      await writeFile(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: join(root, 'tsconfig.json'), include: ['*.ts'], compilerOptions: { noEmit: true } }),
+      );
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      const run = await promisify(execFile)(process.execPath, [tsc, '-p', dir], { cwd: root }).catch(
+        (err: { stdout: string }) => ({ stdout: err.stdout, failed: true }),
+      );
+      assert.ok(!('failed' in run), `the samples do not compile:\n${run.stdout}`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
