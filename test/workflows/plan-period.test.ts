@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../src/db/sql.js';
+import { PlanPeriodCommands } from '../../src/modules/organisations/plan-period-commands.js';
 import { createServices } from '../../src/services.js';
 import { PLAN_PERIOD_WORKFLOW, planPeriodWorkflowId } from '../../src/temporal/contracts/plan-period.js';
+import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../helpers/image-host.js';
@@ -153,17 +156,38 @@ describe('plan periods renewed by the plan-period workflow', () => {
   it('an organisation from before the upgrade, two periods behind: the relay lists it, its workflow renews both in turn', async () => {
     if (!workers) workers = await startTestWorkers(api.runtime, recognizer);
     const org = await createTestOrg(api.runtime, { plan: 'free', credits: 50 });
-    // As the upgrade migration leaves it: never renewed, no workflow, its period end long past.
+    // Never renewed, its period end long past, as the upgrade found it.
     const periodEnd = new Date(Date.now() - 1.5 * PERIOD_MS);
-    await sql(
-      api.runtime.orm.em.fork(),
-      `update organisations set created_at = ?, period_start = ?, period_end = ?, plan_workflow_ensured_at = null where id = ?`,
-      [new Date(periodEnd.getTime() - PERIOD_MS), new Date(periodEnd.getTime() - PERIOD_MS), periodEnd, org.id],
+    const backdate = (em: EntityManager, ensuredAt: Date | null) =>
+      sql(
+        em,
+        `update organisations set created_at = ?, period_start = ?, period_end = ?, plan_workflow_ensured_at = ? where id = ?`,
+        [
+          new Date(periodEnd.getTime() - PERIOD_MS),
+          new Date(periodEnd.getTime() - PERIOD_MS),
+          periodEnd,
+          ensuredAt,
+          org.id,
+        ],
+      );
+    // What the relay takes, looked at in a transaction that is rolled back: committed without a
+    // workflow, the relay of another test file's worker process could start it on its own queue.
+    const queues = taskQueues(api.runtime.config.TASK_QUEUE_PREFIX);
+    await assert.rejects(
+      api.runtime.orm.em.fork().transactional(async (em) => {
+        const relay = new PlanPeriodCommands(em, api.runtime.temporal.client, queues);
+        await backdate(em, null);
+        assert.ok((await relay.due(1000)).includes(org.id), 'no workflow yet (as the upgrade leaves every one)');
+        await backdate(em, new Date(Date.now() - 5000));
+        assert.ok((await relay.due(1000)).includes(org.id), 'overdue, its workflow last looked at 5 s ago');
+        await backdate(em, new Date());
+        assert.ok(!(await relay.due(1000)).includes(org.id), 'overdue, but its workflow was just started');
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
     );
-    const commands = api.runtime.commands.planPeriods;
-    assert.ok((await commands.due(1000)).includes(org.id));
-    await commands.start(org.id);
-    assert.ok(!(await commands.due(1000)).includes(org.id), 'started: the relay leaves it');
+    await backdate(api.runtime.orm.em.fork(), new Date());
+    await api.runtime.commands.planPeriods.start(org.id);
 
     const second = new Date(periodEnd.getTime() + PERIOD_MS);
     await waitFor('both past periods renewed', () => renewedAt(org.id, second), 4 * PERIOD_MS, 100);
