@@ -12,10 +12,12 @@ const body = JSON.stringify({
   timestamp: '2026-11-23T10:00:00.000Z',
   webhookId: 'wh_1',
 });
-const t = Math.floor(Date.now() / 1000);
+// Signed now (each test takes its own: files in a shared test process may start long after loading).
+const unixNow = () => Math.floor(Date.now() / 1000);
 
 describe('the TypeScript client: verifyWebhookSignature', () => {
   it('accepts the header from Fetch Headers, Node headers (any case) or as a string, and returns the event', () => {
+    const t = unixNow();
     const header = signatureHeader([secret], t, body);
     const event = verifyWebhookSignature(body, new Headers({ 'X-Service-Signature': header }), secret);
     assert.deepEqual(event, JSON.parse(body));
@@ -28,6 +30,7 @@ describe('the TypeScript client: verifyWebhookSignature', () => {
   });
 
   it('checks the raw bytes: re-serialised, tampered or differently spaced bodies fail', () => {
+    const t = unixNow();
     const header = signatureHeader([secret], t, body);
     assert.throws(
       () => verifyWebhookSignature(JSON.stringify(JSON.parse(body), null, 2), header, secret),
@@ -37,6 +40,7 @@ describe('the TypeScript client: verifyWebhookSignature', () => {
   });
 
   it('during a rotation either secret verifies the two-signature header; a third does not', () => {
+    const t = unixNow();
     const header = signatureHeader([secret, previous], t, body);
     assert.equal(header.split(',').length, 3);
     assert.ok(verifyWebhookSignature(body, header, secret));
@@ -45,14 +49,20 @@ describe('the TypeScript client: verifyWebhookSignature', () => {
   });
 
   it('refuses a timestamp outside the tolerance, either way, and honours toleranceSec', () => {
+    const t = unixNow();
+    // `now` pinned to t: the checks do not depend on how long the tests before took.
+    const now = new Date(t * 1000);
     const old = signatureHeader([secret], t - 301, body);
-    assert.throws(() => verifyWebhookSignature(body, old, secret), /tolerance/);
-    assert.ok(verifyWebhookSignature(body, old, secret, { toleranceSec: 600 }));
-    assert.throws(() => verifyWebhookSignature(body, signatureHeader([secret], t + 301, body), secret), /tolerance/);
+    assert.throws(() => verifyWebhookSignature(body, old, secret, { now }), /tolerance/);
+    assert.ok(verifyWebhookSignature(body, old, secret, { now, toleranceSec: 600 }));
+    const ahead = signatureHeader([secret], t + 301, body);
+    assert.throws(() => verifyWebhookSignature(body, ahead, secret, { now }), /tolerance/);
+    assert.ok(verifyWebhookSignature(body, signatureHeader([secret], t - 300, body), secret, { now }));
     assert.ok(verifyWebhookSignature(body, old, secret, { now: new Date((t - 301) * 1000) }));
   });
 
   it('refuses a missing or malformed header', () => {
+    const t = unixNow();
     assert.throws(() => verifyWebhookSignature(body, {}, secret), /Missing/);
     assert.throws(() => verifyWebhookSignature(body, new Headers(), secret), /Missing/);
     assert.throws(() => verifyWebhookSignature(body, `v1=${'0'.repeat(64)}`, secret), /Malformed/);
