@@ -14,9 +14,10 @@ import { ensureSearchAttributes } from '../temporal/setup.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options] [--json]
 
-  org:create     --name <name> [--plan ${PLAN_TIERS.join('|')}] [--credits <n>]
+  org:create     --name <name> [--plan ${PLAN_TIERS.join('|')}] [--credits <n>] [--monthly-credits <n>]
   org:list
-  org:set-plan   --org <org_id> --plan <tier>
+  org:set-plan   --org <org_id> --plan <tier> [--monthly-credits <n>]
+                 limits at once, monthly credits from the next period; --monthly-credits: enterprise only
   org:set-limits --org <org_id> [--analyses <n>] [--reads <n>] [--writes <n>] [--max-batch <n>]
                  enterprise custom limits (requests per minute, images per batch)
   org:export     --org <org_id> [--out <file>]
@@ -42,6 +43,7 @@ const options = {
   name: { type: 'string' },
   plan: { type: 'string' },
   credits: { type: 'string' },
+  'monthly-credits': { type: 'string' },
   org: { type: 'string' },
   amount: { type: 'string' },
   pool: { type: 'string' },
@@ -140,11 +142,19 @@ try {
         name: need('name'),
         plan: oneOf<PlanTier>('plan', PLAN_TIERS, 'free'),
         credits: values.credits === undefined ? undefined : int('credits'),
+        monthlyCredits: values['monthly-credits'] === undefined ? undefined : int('monthly-credits'),
       });
       const balance = await s.credits.balance(org.id);
       print(
-        { id: org.id, name: org.name, plan: org.plan, credits: balance.remaining },
-        `created ${org.id} (${org.name}, ${org.plan}, ${balance.remaining} credits)`,
+        {
+          id: org.id,
+          name: org.name,
+          plan: org.plan,
+          credits: balance.remaining,
+          monthlyCredits: org.monthlyCredits,
+          periodEnd: org.periodEnd.toISOString(),
+        },
+        `created ${org.id} (${org.name}, ${org.plan}, ${balance.remaining} credits, ${org.monthlyCredits} a period from ${org.periodEnd.toISOString()})`,
       );
       break;
     }
@@ -156,6 +166,8 @@ try {
         plan: o.plan,
         planCredits: o.planCredits,
         paygCredits: o.paygCredits,
+        monthlyCredits: o.monthlyCredits,
+        periodEnd: o.periodEnd.toISOString(),
       }));
       print(
         rows,
@@ -169,9 +181,14 @@ try {
       break;
     }
     case 'org:set-plan': {
-      const org = await s.organisations.setPlan(need('org'), oneOf<PlanTier>('plan', PLAN_TIERS));
+      const org = await s.organisations.setPlan(need('org'), oneOf<PlanTier>('plan', PLAN_TIERS), {
+        monthlyCredits: values['monthly-credits'] === undefined ? undefined : int('monthly-credits'),
+      });
       if (!org) throw new UsageError(`no organisation ${values.org}`);
-      print({ id: org.id, plan: org.plan }, `${org.id} is now on ${org.plan}`);
+      print(
+        { id: org.id, plan: org.plan, monthlyCredits: org.monthlyCredits, periodEnd: org.periodEnd.toISOString() },
+        `${org.id} is now on ${org.plan}; ${org.monthlyCredits} plan credits from the period starting ${org.periodEnd.toISOString()}`,
+      );
       break;
     }
     case 'org:export': {

@@ -23,6 +23,31 @@ describe('admin CLI', () => {
     assert.match(org.id, /^org_/);
     assert.equal(org.plan, 'pro');
     assert.equal(org.credits, 25);
+    assert.equal(org.monthlyCredits, 20_000, "the plan's, not --credits");
+    assert.ok(Date.parse(org.periodEnd) > Date.now());
+
+    // Enterprise: monthly credits per organisation, from the next period; refused on other plans.
+    const enterprise = await cli('org:set-plan', '--org', org.id, '--plan', 'enterprise', '--monthly-credits', '300');
+    assert.deepEqual(enterprise, { id: org.id, plan: 'enterprise', monthlyCredits: 300, periodEnd: org.periodEnd });
+    await assert.rejects(
+      run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/main.ts',
+          'org:set-plan',
+          '--org',
+          org.id,
+          '--plan',
+          'pro',
+          '--monthly-credits',
+          '5',
+        ],
+        { cwd: root, env: process.env },
+      ),
+      (err: any) => err.code === 2 && /enterprise only/.test(err.stderr),
+    );
 
     const key = await cli('key:create', '--org', org.id, '--role', 'admin', '--name', 'ops');
     assert.match(key.key, /^svc_live_[0-9a-f]{64}$/);

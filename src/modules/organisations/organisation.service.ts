@@ -13,8 +13,18 @@ export type CreateOrganisationInput = {
   name: string;
   plan?: PlanTier;
   credits?: number;
+  /** Enterprise only (the other plans take the table): plan credits granted each period. */
+  monthlyCredits?: number;
   customLimits?: Organisation['customLimits'];
 };
+
+/** Monthly credits are set per organisation on enterprise only; the other plans take the plan table. */
+function assertMonthlyCreditsAllowed(plan: PlanTier, monthlyCredits: number | undefined) {
+  if (monthlyCredits !== undefined && plan !== 'enterprise')
+    throw new ConflictError(
+      `the ${plan} plan grants ${PLANS[plan].monthlyCredits} credits a month: monthly credits are set per organisation on enterprise only.`,
+    );
+}
 
 export class OrganisationService {
   constructor(
@@ -25,6 +35,11 @@ export class OrganisationService {
 
   async create(input: CreateOrganisationInput): Promise<Organisation> {
     const plan = input.plan ?? 'free';
+    assertMonthlyCreditsAllowed(plan, input.monthlyCredits);
+    // Enterprise: the contract's monthly credits, or else the credits it starts with (so they are
+    // renewed, not expired at the first period end).
+    const monthlyCredits =
+      plan === 'enterprise' ? (input.monthlyCredits ?? input.credits ?? 0) : PLANS[plan].monthlyCredits;
     // The first period starts now; its end fixes the organisation's day of month (plan-period.ts).
     // The worker's relay starts the plan-period workflow that renews it (PlanPeriodCommands).
     const now = new Date();
@@ -32,14 +47,14 @@ export class OrganisationService {
       id: newId('organisation'),
       name: input.name,
       plan,
-      monthlyCredits: PLANS[plan].monthlyCredits,
+      monthlyCredits,
       createdAt: now,
       periodStart: now,
       periodEnd: this.planPeriods.firstPeriodEnd(now),
       customLimits: input.customLimits ?? null,
     });
     await this.em.flush();
-    const credits = input.credits ?? PLANS[plan].monthlyCredits;
+    const credits = input.credits ?? monthlyCredits;
     if (credits > 0) await this.credits.grant(org.id, credits, 'plan', 'initial allocation');
     await this.em.refresh(org);
     return org;
@@ -55,13 +70,16 @@ export class OrganisationService {
 
   /**
    * Rate limits and batch size change at once; the period and its plan credits stay as they are, and
-   * the next renewal grants the new plan's monthly allocation (decisions.md, Plan periods).
+   * the next renewal grants the new plan's monthly allocation (decisions.md, Plan periods). On
+   * enterprise that is `monthlyCredits` if given, else what the organisation had.
    */
-  async setPlan(id: string, plan: PlanTier): Promise<Organisation | null> {
+  async setPlan(id: string, plan: PlanTier, opts: { monthlyCredits?: number } = {}): Promise<Organisation | null> {
+    assertMonthlyCreditsAllowed(plan, opts.monthlyCredits);
     const org = await this.get(id);
     if (!org) return null;
     org.plan = plan;
-    org.monthlyCredits = PLANS[plan].monthlyCredits;
+    org.monthlyCredits =
+      plan === 'enterprise' ? (opts.monthlyCredits ?? org.monthlyCredits) : PLANS[plan].monthlyCredits;
     await this.em.flush();
     return org;
   }

@@ -182,6 +182,36 @@ describe('plan period renewal (PlanPeriodService)', () => {
     assert.deepEqual(await services().credits.balance(org.id), { plan: 1000, payg: 0, remaining: 1000 });
   });
 
+  it('enterprise: monthly credits per organisation (default: the credits it starts with), refused on other plans', async () => {
+    const s = services();
+    const started = await s.organisations.create({ name: 'Contract', plan: 'enterprise', credits: 800 });
+    assert.equal(started.monthlyCredits, 800);
+    const explicit = await s.organisations.create({ name: 'Contract 2', plan: 'enterprise', monthlyCredits: 300 });
+    assert.equal(explicit.monthlyCredits, 300);
+    assert.deepEqual(await s.credits.balance(explicit.id), { plan: 300, payg: 0, remaining: 300 });
+    await assert.rejects(
+      s.organisations.create({ name: 'Not enterprise', plan: 'pro', monthlyCredits: 5 }),
+      /enterprise only/,
+    );
+    assert.equal(
+      (await services().organisations.setPlan(started.id, 'enterprise', { monthlyCredits: 900 }))!.monthlyCredits,
+      900,
+    );
+    assert.equal((await services().organisations.setPlan(started.id, 'pro'))!.monthlyCredits, 20_000);
+    // To enterprise without a figure: the monthly credits it had.
+    assert.equal((await services().organisations.setPlan(started.id, 'enterprise'))!.monthlyCredits, 20_000);
+    await assert.rejects(
+      services().organisations.setPlan(started.id, 'scale', { monthlyCredits: 1 }),
+      /enterprise only/,
+    );
+    await makeDue(explicit.id);
+    const renewal = await services().planPeriods.renew(
+      explicit.id,
+      (await services().planPeriods.current(explicit.id))!.periodEnd,
+    );
+    assert.equal(renewal!.granted, 300);
+  });
+
   it('nothing to expire and nothing to grant (enterprise without plan credits): one allocation entry of 0', async () => {
     const org = await services().organisations.create({ name: 'Enterprise', plan: 'enterprise', credits: 0 });
     await services().credits.grant(org.id, 30, 'payg');
