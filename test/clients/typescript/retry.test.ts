@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createClient, ShelfApiError } from '../../../clients/typescript/src/index.js';
+import { createClient, ShelfApiError, ShelfTimeoutError } from '../../../clients/typescript/src/index.js';
 
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 
@@ -10,7 +10,7 @@ type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: s
  * A real HTTP server on loopback playing the service's transient answers: each test queues what the
  * next requests get (`answers`), and reads back what arrived (`seen`).
  */
-describe('the TypeScript client: retries and Idempotency-Key', () => {
+describe('the TypeScript client against a scripted server: retries, Idempotency-Key, errors, waiting', () => {
   const seen: Seen[] = [];
   let answers: ((res: ServerResponse) => void)[] = [];
   let baseUrl: string;
@@ -151,5 +151,29 @@ describe('the TypeScript client: retries and Idempotency-Key', () => {
     assert.equal(err.status, 502);
     assert.equal(err.code, 'HTTP_502');
     assert.match(err.message, /Bad gateway/);
+  });
+
+  it('waitForAnalysis polls until a final status, and gives up with ShelfTimeoutError at timeoutMs', async () => {
+    reset();
+    const processing = json(200, { data: { id: 'an_1', status: 'processing' } });
+    answers = [
+      processing,
+      processing,
+      json(200, { data: { id: 'an_1', status: 'failed', error: { code: 'IMAGE_HTTP_ERROR' } } }),
+    ];
+    const failed = await client().waitForAnalysis('an_1', { pollMs: 5 });
+    assert.equal(failed.status, 'failed', 'a failed analysis is an answer, not an exception');
+    assert.deepEqual(
+      seen.map((r) => `${r.method} ${r.url}`),
+      Array(3).fill('GET /api/v1/analyses/an_1'),
+    );
+
+    reset();
+    answers = Array.from({ length: 1000 }, () => processing);
+    const err = await client()
+      .waitForAnalysis('an_1', { pollMs: 5, timeoutMs: 100 })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof ShelfTimeoutError, String(err));
+    assert.ok(seen.length >= 2);
   });
 });
