@@ -1,4 +1,11 @@
-import { continueAsNew, log, proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  isCancellation,
+  log,
+  proxyActivities,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { NEEDS_ATTENTION } from '../src/temporal/contracts/durable-steps.js';
 import {
   RENEWAL,
@@ -41,6 +48,7 @@ async function step<T>(fn: () => Promise<T>): Promise<T> {
       if (marked) upsertSearchAttributes([{ key: SA.status, value: null }]);
       return result;
     } catch (err) {
+      if (isCancellation(err)) throw err; // cancelled by an operator: end, do not wait an hour
       log.error('plan period step refused; retrying in an hour', { error: String(err) });
       if (!marked) upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
       marked = true;
