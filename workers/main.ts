@@ -112,7 +112,8 @@ const relay = setInterval(() => {
       metrics.outboxRelayStarts.inc({ kind: 'event' }, events);
       if (analyses + tasks + events > 0) logger.info({ analyses, tasks, events }, 'relay started stranded work');
       // Not a stranded start (the OutboxRelayStarting alert): every new organisation's plan-period
-      // workflow is started here, the admin CLI that creates it needs no Temporal.
+      // workflow is started here, the admin CLI that creates it needs no Temporal. Counted: new starts
+      // only (an overdue one found running is not).
       if (planPeriods > 0) logger.info({ organisations: planPeriods }, 'plan-period workflows started');
     })
     .catch((err) => logger.warn({ err }, 'relay sweep failed'))

@@ -210,7 +210,8 @@ describe('plan periods renewed by the plan-period workflow', () => {
     const org = await createTestOrg(api.runtime, { plan: 'free', credits: 50 });
     const { periodEnd } = (await services().planPeriods.current(org.id))!;
     const client = api.runtime.temporal.client;
-    await api.runtime.commands.planPeriods.start(org.id);
+    assert.equal(await api.runtime.commands.planPeriods.start(org.id), true);
+    assert.equal(await api.runtime.commands.planPeriods.start(org.id), false, 'running already: nothing changes');
     const handle = client.workflow.getHandle(planPeriodWorkflowId(org.id));
     const firstRun = (await handle.describe()).runId;
     // Once its timer is started the workflow has read the period end it will renew.

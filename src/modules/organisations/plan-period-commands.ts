@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import {
@@ -8,7 +8,6 @@ import {
 } from '../../temporal/contracts/plan-period.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
-import { startOnce } from '../../temporal/start-once.js';
 
 /**
  * Starts organisations' plan-period workflows. Creating an organisation needs no Temporal (the
@@ -24,23 +23,29 @@ export class PlanPeriodCommands {
     private readonly queues: TaskQueues,
   ) {}
 
-  async start(organisationId: string): Promise<void> {
-    await startOnce(() =>
-      this.client.workflow.start<PlanPeriodWorkflow>(PLAN_PERIOD_WORKFLOW, {
+  /** Starts the organisation's workflow; false if it was running already (nothing changed). */
+  async start(organisationId: string): Promise<boolean> {
+    let started = true;
+    try {
+      await this.client.workflow.start<PlanPeriodWorkflow>(PLAN_PERIOD_WORKFLOW, {
         workflowId: planPeriodWorkflowId(organisationId),
         taskQueue: this.queues.tasks,
         args: [{ organisationId }],
         typedSearchAttributes: [{ key: SA.organisationId, value: organisationId }],
-      }),
-    );
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      started = false;
+    }
     await sql(this.em, `update organisations set plan_workflow_ensured_at = now() where id = ?`, [organisationId]);
+    return started;
   }
 
-  /** The relay's pass: starts the workflows `due` lists. */
+  /** The relay's pass over what `due` lists: how many workflows it started (not found running). */
   async sweep(graceMs: number): Promise<number> {
-    const ids = await this.due(graceMs);
-    for (const id of ids) await this.start(id);
-    return ids.length;
+    let started = 0;
+    for (const id of await this.due(graceMs)) if (await this.start(id)) started++;
+    return started;
   }
 
   /**
