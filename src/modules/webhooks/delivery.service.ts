@@ -40,6 +40,40 @@ function retryAfterMs(header: string | string[] | undefined): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
+/** How long an answered attempt keeps trying to record itself (a restart or failover of PostgreSQL). */
+const RECORD_PERSIST_MS = 25_000;
+
+/** A refusal of the data itself (SQLSTATE classes 22 and 23) will not pass on a later try. */
+function refusedData(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs `record` (idempotent: it only upserts this attempt and sets statuses) until it succeeds, for
+ * up to RECORD_PERSIST_MS within the activity's 45 s: the database briefly unreachable after the
+ * receiver answered costs a wait, not a second POST. Past that, or for a refused write, it throws.
+ */
+async function recordPersistently<T>(
+  deliveryId: string,
+  logger: Logger | undefined,
+  record: () => Promise<T>,
+): Promise<T> {
+  const until = Date.now() + RECORD_PERSIST_MS;
+  for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
+    try {
+      return await record();
+    } catch (err) {
+      if (refusedData(err) || Date.now() + wait > until) throw err;
+      logger?.warn({ err, deliveryId }, 'recording an answered delivery attempt failed; trying again');
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 export class DeliveryService {
   constructor(
     private readonly em: EntityManager,
@@ -162,50 +196,54 @@ export class DeliveryService {
     }
     const ok = status !== null && status >= 200 && status < 300;
     const durationMs = Date.now() - started.getTime();
-    await em.upsert(DeliveryAttempt, {
-      deliveryId,
-      attempt,
-      startedAt: started,
-      durationMs,
-      statusCode: status,
-      error,
-      responseExcerpt: excerpt,
-      succeeded: ok,
-    });
+    // The receiver has answered: from here on a failure of ours must not make the activity fail, or
+    // its retry would POST again and a 2xx already given would be followed by a second delivery.
+    return recordPersistently(deliveryId, this.logger, async (): Promise<AttemptOutcome> => {
+      await em.upsert(DeliveryAttempt, {
+        deliveryId,
+        attempt,
+        startedAt: started,
+        durationMs,
+        statusCode: status,
+        error,
+        responseExcerpt: excerpt,
+        succeeded: ok,
+      });
 
-    if (ok) {
-      await this.finish(deliveryId, 'succeeded', status);
-      if (webhook) await sql(em, `update webhooks set failing_since = null where id = ?`, [webhook.id]);
-      return { outcome: 'succeeded', attempt, status: status! };
-    }
-    if (status === 410) {
-      await this.finish(deliveryId, 'failed', status);
-      if (webhook) await this.disable(webhook.id, 'endpoint answered 410 Gone');
-      return { outcome: 'gone', attempt, status };
-    }
-    if (webhook) {
-      const [row] = await sql<{ failing_since: Date }>(
-        em,
-        `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
-        [webhook.id],
-      );
-      if (row && Date.now() - new Date(row.failing_since).getTime() >= opts.disableAfterMs) {
+      if (ok) {
+        await this.finish(deliveryId, 'succeeded', status);
+        if (webhook) await sql(em, `update webhooks set failing_since = null where id = ?`, [webhook.id]);
+        return { outcome: 'succeeded', attempt, status: status! };
+      }
+      if (status === 410) {
         await this.finish(deliveryId, 'failed', status);
-        await this.disable(webhook.id, 'every delivery failed for 5 days');
+        if (webhook) await this.disable(webhook.id, 'endpoint answered 410 Gone');
+        return { outcome: 'gone', attempt, status };
+      }
+      if (webhook) {
+        const [row] = await sql<{ failing_since: Date }>(
+          em,
+          `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
+          [webhook.id],
+        );
+        if (row && Date.now() - new Date(row.failing_since).getTime() >= opts.disableAfterMs) {
+          await this.finish(deliveryId, 'failed', status);
+          await this.disable(webhook.id, 'every delivery failed for 5 days');
+          return { outcome: 'abandoned', attempt, status };
+        }
+      }
+      if (nextDelayMs === null) {
+        await this.finish(deliveryId, 'failed', status);
         return { outcome: 'abandoned', attempt, status };
       }
-    }
-    if (nextDelayMs === null) {
-      await this.finish(deliveryId, 'failed', status);
-      return { outcome: 'abandoned', attempt, status };
-    }
-    const wait = Math.max(nextDelayMs, retryAfter ?? 0);
-    await sql(em, `update deliveries set last_status_code = ?, next_attempt_at = ?, updated_at = now() where id = ?`, [
-      status,
-      new Date(Date.now() + wait),
-      deliveryId,
-    ]);
-    return { outcome: 'retry', attempt, status, retryAfterMs: retryAfter };
+      const wait = Math.max(nextDelayMs, retryAfter ?? 0);
+      await sql(
+        em,
+        `update deliveries set last_status_code = ?, next_attempt_at = ?, updated_at = now() where id = ?`,
+        [status, new Date(Date.now() + wait), deliveryId],
+      );
+      return { outcome: 'retry', attempt, status, retryAfterMs: retryAfter };
+    });
   }
 
   private async finish(deliveryId: string, status: 'succeeded' | 'failed', code: number | null) {

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
+
+/**
+ * Found by `npm run soak`: PostgreSQL restarting just after a receiver answered 2xx made the
+ * attempt's activity fail while recording it, and its retry POSTed the same delivery again. The
+ * database here becomes unreachable for 3 s the moment the receiver is reached (connections refused
+ * and every open one ended, as in a restart); it has a database of its own for that.
+ */
+describe('a delivery answered 2xx while our database is unreachable', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let admin: pg.Client;
+  let dbName: string;
+  let stopWorkers: () => Promise<void>;
+
+  before(async () => {
+    const serverUrl = process.env.DATABASE_URL!;
+    dbName = `shelf_recording_${process.pid}`;
+    const url = await freshDatabase(serverUrl, dbName);
+    const adminUrl = new URL(serverUrl);
+    adminUrl.pathname = '/postgres';
+    admin = new pg.Client({ connectionString: adminUrl.toString() });
+    await admin.connect();
+    api = await startTestApi({
+      DATABASE_URL: url,
+      TASK_QUEUE_PREFIX: uniquePrefix('delivery-recording'),
+      WEBHOOK_RETRY_SCHEDULE_MS: [1000],
+    });
+    stopWorkers = (await startTestWorkers(api.runtime, new ScriptedRecognizer(() => []))).stop;
+    org = await createTestOrg(api.runtime);
+  });
+  after(async () => {
+    await admin.query(`alter database ${dbName} allow_connections true`);
+    await stopWorkers();
+    await api.close();
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  });
+
+  it('is recorded once the database is back, and not POSTed again', async () => {
+    const received: string[] = [];
+    const receiver: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(String(req.headers['x-service-delivery']));
+        if (received.length > 1) return void res.writeHead(200).end('ok');
+        void (async () => {
+          await admin.query(`alter database ${dbName} allow_connections false`);
+          await admin.query(
+            `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+            [dbName],
+          );
+          res.writeHead(200).end('ok');
+          setTimeout(() => void admin.query(`alter database ${dbName} allow_connections true`), 3000);
+        })();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events: ['*'] } });
+    assert.equal(hook.status, 201);
+    const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
+    const deliveryId = test.body.data.deliveryId as string;
+
+    const workflow = api.runtime.temporal.client.workflow.getHandle(deliveryId);
+    const progress = (await workflow.result()) as { status: string; attempts: number };
+    assert.equal(progress.status, 'succeeded');
+    assert.deepEqual(received, [deliveryId], 'one POST: the answered attempt was not made again');
+    const db = new pg.Client({ connectionString: api.runtime.config.DATABASE_URL });
+    await db.connect();
+    const [row] = (
+      await db.query<{ status: string; attempt_count: number }>(
+        `select status, attempt_count from deliveries where id = $1`,
+        [deliveryId],
+      )
+    ).rows;
+    await db.end();
+    assert.equal(row!.status, 'succeeded');
+    assert.equal(row!.attempt_count, 1);
+    await new Promise<void>((r) => {
+      receiver.closeAllConnections();
+      receiver.close(() => r());
+    });
+  });
+});
