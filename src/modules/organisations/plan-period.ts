@@ -24,7 +24,14 @@ export function addMonthsClamped(from: Date, months: number, anchorDay: number):
   );
 }
 
-/** The end of the period that starts at `periodStart`. */
+/**
+ * The end of the period that starts at `periodStart`: the first anchor day (clamped) after it, at its
+ * time of day. A period that starts on its anchor day ends a month later; one that starts off it
+ * (organisations created on the 29th to 31st before periods were renewed got a first end that ran
+ * into the next month: Jan 31 → Mar 3) ends on the next anchor day, which realigns it (Mar 31).
+ */
 export function periodEndAfter(periodStart: Date, anchorDay: number, periodMs?: number): Date {
-  return periodMs ? new Date(periodStart.getTime() + periodMs) : addMonthsClamped(periodStart, 1, anchorDay);
+  if (periodMs) return new Date(periodStart.getTime() + periodMs);
+  const thisMonth = addMonthsClamped(periodStart, 0, anchorDay);
+  return thisMonth > periodStart ? thisMonth : addMonthsClamped(periodStart, 1, anchorDay);
 }

@@ -21,6 +21,11 @@ describe('plan period arithmetic', () => {
   it('periodEndAfter: a calendar month by default, a fixed length with PLAN_PERIOD_MS', () => {
     assert.equal(periodEndAfter(at('2027-01-31T10:00:00Z'), 31).toISOString(), '2027-02-28T10:00:00.000Z');
     assert.equal(periodEndAfter(at('2027-01-31T10:00:00Z'), 31, 5000).toISOString(), '2027-01-31T10:00:05.000Z');
+    assert.equal(periodEndAfter(at('2027-02-28T10:00:00Z'), 31).toISOString(), '2027-03-31T10:00:00.000Z');
+    assert.equal(periodEndAfter(at('2027-01-15T10:00:00Z'), 15).toISOString(), '2027-02-15T10:00:00.000Z');
+    // Off its day (a first end from before renewals, run into the next month): back on the anchor day.
+    assert.equal(periodEndAfter(at('2027-03-03T10:00:00Z'), 31).toISOString(), '2027-03-31T10:00:00.000Z');
+    assert.equal(periodEndAfter(at('2026-12-01T10:00:00Z'), 30).toISOString(), '2026-12-30T10:00:00.000Z');
   });
 });
 
