@@ -1,7 +1,14 @@
 import type { Context, Next } from 'koa';
 import { AppError, type ErrorDetails } from '../lib/errors.js';
 import type { RateLimitCategory } from '../modules/organisations/plans.js';
-import { fingerprint, type IdempotencyService } from '../modules/idempotency/idempotency.service.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { afterCommit } from '../db/after-commit.js';
+import {
+  fingerprint,
+  type AnswerInCommit,
+  type HeldClaim,
+  type IdempotencyService,
+} from '../modules/idempotency/idempotency.service.js';
 import type { KeyGate } from '../modules/api-keys/key-gate.js';
 import type { RateLimiter, RateLimitResult } from '../modules/rate-limits/rate-limiter.js';
 import type { AuthContext } from './auth-context.js';
@@ -103,15 +110,66 @@ export function idempotency(service: () => IdempotencyService) {
       ctx.set('X-Idempotent-Replayed', 'true');
       return;
     }
+    const held: HeldClaim = { scope, key, token: claim.token };
+    // A route whose work is one transaction stores its answer in it (answerInCommit).
+    let stored = false;
+    const inCommit: IdempotentAnswer = {
+      hold: (em) => service().hold(em, held),
+      async store(em, status, body) {
+        await service().complete(held, status, body, em);
+        afterCommit(em, () => {
+          stored = true;
+        });
+      },
+    };
+    ctx.state.idempotentAnswer = inCommit;
     try {
       await next();
     } catch (err) {
+      if (stored) throw err;
       const appError = toAppError(err);
-      if (appError.status >= 500) await service().release(scope, key);
-      else await service().complete(scope, key, appError.status, errorBody(appError));
+      if (appError.status >= 500) releaseSoon(service, held);
+      else await service().complete(held, appError.status, errorBody(appError));
       throw err;
     }
-    if (ctx.status >= 500) await service().release(scope, key);
-    else await service().complete(scope, key, ctx.status, ctx.body);
+    if (stored) return;
+    if (ctx.status >= 500) releaseSoon(service, held);
+    else await service().complete(held, ctx.status, ctx.body);
   };
+}
+
+type IdempotentAnswer = {
+  hold(em: EntityManager): Promise<boolean>;
+  store(em: EntityManager, status: number, body: unknown): Promise<void>;
+};
+
+/**
+ * For a route whose work commits in one transaction: its answer (`status`, `render(result)`) is
+ * written by that transaction, so work and answer commit or vanish together. Undefined without an
+ * Idempotency-Key.
+ */
+export function answerInCommit<T>(ctx: Context, status: number, render: (result: T) => unknown) {
+  const answer = ctx.state.idempotentAnswer as IdempotentAnswer | undefined;
+  if (!answer) return undefined;
+  return {
+    hold: (em) => answer.hold(em),
+    store: (em, result) => answer.store(em, status, render(result)),
+  } satisfies AnswerInCommit<T>;
+}
+
+/**
+ * A 5xx releases the key so a retry runs again. Most 5xx here are the database unreachable, when the
+ * release fails too: it is tried again in the background for a while (not holding up the answer), or
+ * else the key would refuse the client's retries with 409 until its claim lapses (LOCK_MS).
+ */
+function releaseSoon(service: () => IdempotencyService, held: HeldClaim): void {
+  const until = Date.now() + 60_000;
+  const attempt = (wait: number): void => {
+    service()
+      .release(held)
+      .catch(() => {
+        if (Date.now() + wait < until) setTimeout(() => attempt(Math.min(wait * 2, 8000)), wait).unref();
+      });
+  };
+  attempt(500);
 }

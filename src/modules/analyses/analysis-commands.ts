@@ -16,7 +16,8 @@ import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import { Analysis } from './analysis.entity.js';
 import { Batch } from './batch.entity.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
-import type { AnalysisService, Submitted } from './analysis.service.js';
+import type { AnalysisService, Submitted, SubmittedBatch } from './analysis.service.js';
+import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
 
 const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_key, items) => {
@@ -63,15 +64,24 @@ export class AnalysisCommands {
    * Charges and commits, then answers without waiting for the workflow start (decisions.md:
    * "Submissions answer at the commit").
    */
-  async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
-    const submitted = await this.analyses.submit(organisationId, input);
+  async submit(
+    organisationId: string,
+    input: CreateAnalysisInput,
+    answer?: AnswerInCommit<Submitted>,
+  ): Promise<Submitted> {
+    const submitted = await this.analyses.submit(organisationId, input, answer);
     await this.startInBackground(submitted.analysis);
     return submitted;
   }
 
   /** One transaction for the whole batch, then its one workflow (which starts a child per image). */
-  async submitBatch(organisationId: string, images: BatchImageInput[], callbackUrl?: string) {
-    const submitted = await this.analyses.submitBatch(organisationId, images, callbackUrl);
+  async submitBatch(
+    organisationId: string,
+    images: BatchImageInput[],
+    callbackUrl?: string,
+    answer?: AnswerInCommit<SubmittedBatch>,
+  ) {
+    const submitted = await this.analyses.submitBatch(organisationId, images, callbackUrl, answer);
     await this.startSoon(() => this.startBatch(submitted.batch));
     return submitted;
   }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, idParams, listEnvelope } from '../../http/route.js';
 import { serializeProduct } from '../products/product.schemas.js';
-import type { AnalysisService } from './analysis.service.js';
+import { answerInCommit } from '../../http/limits.js';
+import type { AnalysisService, Submitted, SubmittedBatch } from './analysis.service.js';
 import type { AnalysisCommands } from './analysis-commands.js';
 import {
   analysisDetailSchema,
@@ -14,6 +15,34 @@ import {
   submittedAnalysisSchema,
   submittedBatchSchema,
 } from './analysis.schemas.js';
+
+/** The 202 of a submission: built inside its transaction too, as its idempotent answer. */
+function renderSubmitted({ analysis, callbackSecret }: Submitted) {
+  return {
+    data: {
+      id: analysis.id,
+      status: 'processing',
+      createdAt: analysis.createdAt.toISOString(),
+      externalId: analysis.externalId ?? null,
+      ...(callbackSecret ? { callbackSecret } : {}),
+    },
+  };
+}
+
+function renderSubmittedBatch({ batch, analyses: rows }: SubmittedBatch) {
+  return {
+    data: {
+      batchId: batch.id,
+      analyses: rows.map(({ analysis, callbackSecret }) => ({
+        id: analysis.id,
+        imageUrl: analysis.imageUrl,
+        status: 'processing',
+        ...(callbackSecret ? { callbackSecret } : {}),
+      })),
+      creditsConsumed: rows.length,
+    },
+  };
+}
 
 /** A batch takes one analyses slot per image, all or nothing (decisions.md). */
 function slotPerImage(body: unknown): number {
@@ -36,20 +65,9 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
       status: 202,
       response: dataEnvelope(submittedAnalysisSchema),
       errors: ['INSUFFICIENT_CREDITS'],
-      handler: async ({ auth, body }) => {
-        const { analysis, callbackSecret } = await commands.submit(auth.organisationId, body);
-        return {
-          status: 202,
-          body: {
-            data: {
-              id: analysis.id,
-              status: 'processing',
-              createdAt: analysis.createdAt.toISOString(),
-              externalId: analysis.externalId ?? null,
-              ...(callbackSecret ? { callbackSecret } : {}),
-            },
-          },
-        };
+      handler: async ({ auth, body, ctx }) => {
+        const submitted = await commands.submit(auth.organisationId, body, answerInCommit(ctx, 202, renderSubmitted));
+        return { status: 202, body: renderSubmitted(submitted) };
       },
     }),
     defineRoute({
@@ -64,27 +82,14 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
       status: 202,
       response: dataEnvelope(submittedBatchSchema),
       errors: ['INSUFFICIENT_CREDITS'],
-      handler: async ({ auth, body }) => {
-        const { batch, analyses: rows } = await commands.submitBatch(
+      handler: async ({ auth, body, ctx }) => {
+        const submitted = await commands.submitBatch(
           auth.organisationId,
           body.images,
           body.callbackUrl,
+          answerInCommit(ctx, 202, renderSubmittedBatch),
         );
-        return {
-          status: 202,
-          body: {
-            data: {
-              batchId: batch.id,
-              analyses: rows.map(({ analysis, callbackSecret }) => ({
-                id: analysis.id,
-                imageUrl: analysis.imageUrl,
-                status: 'processing',
-                ...(callbackSecret ? { callbackSecret } : {}),
-              })),
-              creditsConsumed: rows.length,
-            },
-          },
-        };
+        return { status: 202, body: renderSubmittedBatch(submitted) };
       },
     }),
     defineRoute({

@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import type { Balance, CreditService } from '../credits/credit.service.js';
+import { IdempotencyLapsedError, type AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { Organisation } from '../organisations/organisation.entity.js';
 import { limitsFor } from '../organisations/plans.js';
 import type { PlaceService } from '../places/place.service.js';
@@ -25,7 +26,13 @@ import { Task } from '../tasks/task.entity.js';
 
 export type Submitted = { analysis: Analysis; callbackSecret?: string };
 
-type Submission = { service: AnalysisService; input: CreateAnalysisInput; secret?: string };
+type Submission = {
+  service: AnalysisService;
+  input: CreateAnalysisInput;
+  secret?: string;
+  answer?: AnswerInCommit<Submitted>;
+};
+export type SubmittedBatch = { batch: Batch; analyses: Submitted[] };
 
 /**
  * Single submissions of one organisation that arrive while one of its commits is in flight go
@@ -124,10 +131,15 @@ export class AnalysisService {
   }
 
   /** Charges the credit and writes the analysis in one transaction (AnalysisCommands starts its workflow). */
-  async submit(organisationId: string, input: CreateAnalysisInput): Promise<Submitted> {
+  /** `answer`: the request's idempotent answer, committed with the submission (idempotency.service.ts). */
+  async submit(
+    organisationId: string,
+    input: CreateAnalysisInput,
+    answer?: AnswerInCommit<Submitted>,
+  ): Promise<Submitted> {
     await this.assertPlaces(organisationId, [input], (_i, f) => f);
     const secret = input.callbackUrl ? callbackSecret() : undefined;
-    const analysis = await submissions.submit(organisationId, { service: this, input, secret });
+    const analysis = await submissions.submit(organisationId, { service: this, input, secret, answer });
     return { analysis, callbackSecret: secret };
   }
 
@@ -138,22 +150,40 @@ export class AnalysisService {
    */
   async commitSubmissions(organisationId: string, items: Submission[]): Promise<(Analysis | Error)[]> {
     return this.em.fork().transactional(async (em) => {
-      const ids = items.map(() => newId('analysis'));
+      const results: (Analysis | Error)[] = [];
+      // A request whose Idempotency-Key claim lapsed is left out: another request owns its key.
+      const live: number[] = [];
+      for (const [i, it] of items.entries()) {
+        if (it.answer && !(await it.answer.hold(em))) results[i] = new IdempotencyLapsedError();
+        else live.push(i);
+      }
+      if (live.length === 0) return results;
+      const ids = live.map(() => newId('analysis'));
       const { taken, balance } = await this.credits.consumeEach(em, organisationId, ids);
-      const analyses = items.slice(0, taken).map((it, i) =>
-        this.newAnalysis(em, organisationId, it.input, {
-          callbackUrl: it.input.callbackUrl,
-          secret: it.secret,
-          id: ids[i],
+      const analyses = live.slice(0, taken).map((idx, k) =>
+        this.newAnalysis(em, organisationId, items[idx]!.input, {
+          callbackUrl: items[idx]!.input.callbackUrl,
+          secret: items[idx]!.secret,
+          id: ids[k],
         }),
       );
       if (taken > 0) await this.warnIfLow(em, organisationId, balance);
       await em.flush();
-      return items.map((_, i) => analyses[i] ?? new InsufficientCreditsError(1, balance.remaining));
+      for (const [k, idx] of live.entries()) {
+        const analysis = analyses[k];
+        results[idx] = analysis ?? new InsufficientCreditsError(1, balance.remaining);
+        if (analysis) await items[idx]!.answer?.store(em, { analysis, callbackSecret: items[idx]!.secret });
+      }
+      return results;
     });
   }
 
-  async submitBatch(organisationId: string, images: BatchImageInput[], callbackUrl?: string) {
+  async submitBatch(
+    organisationId: string,
+    images: BatchImageInput[],
+    callbackUrl?: string,
+    answer?: AnswerInCommit<SubmittedBatch>,
+  ): Promise<SubmittedBatch> {
     const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
     const { maxBatchSize } = limitsFor(org.plan, org.customLimits);
     if (images.length > maxBatchSize) {
@@ -171,7 +201,8 @@ export class AnalysisService {
     await this.assertPlaces(organisationId, images, (i, f) => `images[${i}].${f}`);
     const batchId = newId('batch');
     const secrets = images.map(() => (callbackUrl ? callbackSecret() : undefined));
-    const { batch, analyses } = await this.em.transactional(async (em) => {
+    return this.em.transactional(async (em) => {
+      if (answer && !(await answer.hold(em))) throw new IdempotencyLapsedError();
       const b = em.create(Batch, {
         id: batchId,
         organisationId,
@@ -191,9 +222,10 @@ export class AnalysisService {
         ),
       );
       await em.flush();
-      return { batch: b, analyses: rows };
+      const submitted = { batch: b, analyses: rows.map((analysis, i) => ({ analysis, callbackSecret: secrets[i] })) };
+      await answer?.store(em, submitted);
+      return submitted;
     });
-    return { batch, analyses: analyses.map((analysis, i) => ({ analysis, callbackSecret: secrets[i] })) };
   }
 
   batchMembers(batchId: string) {
