@@ -67,7 +67,7 @@ let stopping = false;
 // ---------------------------------------------------------------------------------------------
 // Processes: each kind has slots; the chaos loop kills one and starts it again.
 
-type Slot = { label: string; child?: ChildProcess; start(): Promise<void>; expectExit: boolean };
+type Slot = { label: string; child?: ChildProcess; start(): Promise<void>; expectExit: boolean; kills: number };
 const slots: Slot[] = [];
 let unplannedExits = 0;
 
@@ -137,6 +137,7 @@ async function main(): Promise<number> {
   const temporalSlot: Slot = {
     label: 'temporal',
     expectExit: false,
+    kills: 0,
     async start() {
       const out = logFile('temporal');
       await startTemporalServer(serverBinary, tdb, {
@@ -208,6 +209,7 @@ async function main(): Promise<number> {
     const slot: Slot = {
       label: `api ${i + 1}`,
       expectExit: false,
+      kills: 0,
       async start() {
         const out = logFile(slot.label);
         watch(
@@ -228,6 +230,7 @@ async function main(): Promise<number> {
     const slot: Slot = {
       label: `worker ${i + 1}`,
       expectExit: false,
+      kills: 0,
       async start() {
         const out = logFile(slot.label);
         watch(
@@ -322,6 +325,9 @@ async function main(): Promise<number> {
     }),
   );
 
+  const progress = () =>
+    ` [${submitted.size} analyses submitted, ${receiver.receipts.length} delivery attempts so far]`;
+
   // 5. Chaos, until each kind was killed KILLS times.
   const kinds = ['api', 'worker', 'temporal', 'postgres'] as const;
   const kills: Record<(typeof kinds)[number], number> = { api: 0, worker: 0, temporal: 0, postgres: 0 };
@@ -342,7 +348,7 @@ async function main(): Promise<number> {
         // Its backends notice the postmaster's death and end; a new postmaster refuses to start while
         // any still holds the old shared memory.
         for (let i = 0; i < 100 && backends.some((b) => b && alivePid(Number(b))); i++) await sleep(100);
-        say(`SIGKILL PostgreSQL postmaster ${pm.pid}; restarting it in ${(pause / 1000).toFixed(1)} s`);
+        say(`SIGKILL PostgreSQL postmaster ${pm.pid}${progress()}; restarting it in ${(pause / 1000).toFixed(1)} s`);
         await sleep(pause);
         for (let i = 0; ; i++) {
           try {
@@ -355,14 +361,18 @@ async function main(): Promise<number> {
         }
         say(`PostgreSQL back (pid ${postmaster()?.pid})`);
       } else {
+        // The least killed of its kind (ties drawn), so both APIs and both workers get their turn.
         const choices = slots.filter((s) => s.label.startsWith(kind));
-        const slot = choices[chaosRandom.int(choices.length)]!;
+        const fewest = Math.min(...choices.map((s) => s.kills));
+        const least = choices.filter((s) => s.kills === fewest);
+        const slot = least[chaosRandom.int(least.length)]!;
+        slot.kills++;
         const child = slot.child!;
         slot.expectExit = true;
         const exited = new Promise((r) => (alive(child) ? child.once('exit', r) : r(null)));
         child.kill('SIGKILL');
         await exited;
-        say(`SIGKILL ${slot.label} (pid ${child.pid}); restarting it in ${(pause / 1000).toFixed(1)} s`);
+        say(`SIGKILL ${slot.label} (pid ${child.pid})${progress()}; restarting it in ${(pause / 1000).toFixed(1)} s`);
         await sleep(pause);
         slot.expectExit = false;
         await slot.start();
