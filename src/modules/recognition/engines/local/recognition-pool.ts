@@ -18,6 +18,9 @@ const threadFile = new URL(
   import.meta.url,
 ).href;
 
+/** How far below normal priority recognition threads run (0 to 19; where the OS allows it). */
+const NICE = 10;
+
 /**
  * A fixed pool of worker threads, each running the whole local recognizer (decoding, pixel work,
  * barcodes and its own tesseract worker) on one photo at a time. The process's main thread, which
@@ -36,6 +39,9 @@ export class RecognitionPool {
       maxThreads: size,
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.POSITIVE_INFINITY,
+      // Below the main thread's priority (Linux: per thread, inherited by each thread's tesseract
+      // worker): with every core reading photos, a workflow task or a delivery still gets a core at once.
+      niceIncrement: NICE,
     });
   }
 
