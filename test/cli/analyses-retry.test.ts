@@ -1,7 +1,9 @@
 // npm test: own process (runs the CLI as child processes).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { RequestContext } from '@mikro-orm/core';
 import { sql } from '../../src/db/sql.js';
+import { AnalysisRetryService } from '../../src/modules/analyses/analysis-retry.service.js';
 import { RecognitionRejectedError } from '../../src/modules/recognition/recognizer.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { assertRefused, cliJson, runCli } from '../helpers/cli.js';
@@ -192,6 +194,46 @@ describe('operator CLI: analyses:retry', () => {
     assert.deepEqual(
       (await ledger(id)).map((e) => e.reason),
       ['analysis', 'refund'],
+    );
+  });
+
+  it('a retry whose start was lost (the CLI died after its commit) is started by the relay, batch members too; an unrefunded failure is retried without a charge', async () => {
+    failing = true;
+    const org = await createTestOrg(api.runtime, { credits: 2 });
+    const res = await api.request('POST', '/analyses/batch', {
+      key: org.keys.write,
+      body: { images: [{ imageUrl: host.url('/shelf.png') }] },
+    });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const { batchId } = res.body.data;
+    const id = res.body.data.analyses[0].id as string;
+    await settled(org, id, 'failed');
+    // A failure whose refund never happened: the retry must not charge it a second time.
+    const em = api.runtime.orm.em.fork();
+    await sql(em, `delete from credit_entries where analysis_id = ? and reason = 'refund'`, [id]);
+    await sql(em, `update organisations set plan_credits = plan_credits - 1 where id = ?`, [org.id]);
+    const dry = await cliJson(env, 'analyses:retry', '--org', org.id, '--id', id, '--dry-run');
+    assert.deepEqual(
+      dry.analyses.map((a: any) => [a.analysisId, a.retry, a.charge]),
+      [[id, 1, false]],
+    );
+    assert.equal(dry.creditsNeeded, 0);
+
+    // What the CLI commits before its start call; then it dies.
+    failing = false;
+    await new AnalysisRetryService(api.runtime.orm.em.fork(), api.runtime.services.credits).reset(org.id, id);
+    assert.equal((await runsOf(id)).length, 1, 'not started');
+    await RequestContext.create(api.runtime.orm.em, () => api.runtime.commands.analyses.sweep(0));
+    await settled(org, id, 'completed');
+    const batch = await waitFor('the batch to count it', async () => {
+      const b = (await api.request('GET', `/analyses/batch/${batchId}`, { key: org.keys.read })).body.data;
+      return b.completed === 1 && b;
+    });
+    assert.equal(batch.failed, 0);
+    assert.equal(await credits(org), 1, 'no second charge');
+    assert.deepEqual(
+      (await ledger(id)).map((e) => `${e.reason}#${e.attempt}`),
+      ['analysis#0'],
     );
   });
 
