@@ -2,9 +2,11 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { config } from '../config.js';
 import { initORM, migrate } from '../db/orm.js';
 import { AppError, NotFoundError } from '../lib/errors.js';
+import { createLogger } from '../lib/logger.js';
 import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
 import { createCommands } from '../commands.js';
@@ -125,11 +127,13 @@ const cfg = config();
 const orm = await initORM(cfg.DATABASE_URL);
 let temporal: ReturnType<typeof createTemporalClient> | undefined;
 try {
-  const s = createServices(orm.em.fork());
+  // Logs go to stderr: stdout carries the command's output (--json, an export's lines).
+  const logger = createLogger(cfg.LOG_LEVEL, 'cli', pino.destination({ fd: 2, sync: true }));
+  const s = createServices(orm.em.fork(), { config: cfg, logger });
   /** The commands that start workflows, on a Temporal client made only for them. */
   const commands = () => {
     temporal ??= createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
-    return createCommands(s, { client: temporal.client, config: cfg });
+    return createCommands(s, { client: temporal.client, config: cfg, logger });
   };
   switch (command) {
     case 'migrate': {

@@ -237,6 +237,39 @@ describe('operator CLI: analyses:retry', () => {
     );
   });
 
+  it('Temporal unreachable: the retry is committed and left to the relay, said so on stdout; logs go to stderr only', async () => {
+    failing = true;
+    const org = await createTestOrg(api.runtime, { credits: 2 });
+    const id = await submit(org);
+    await settled(org, id, 'failed');
+    // Nothing listens on port 1.
+    const run = await runCli(
+      { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1', LOG_LEVEL: 'warn' },
+      'analyses:retry',
+      '--org',
+      org.id,
+      '--id',
+      id,
+      '--json',
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(run.stdout);
+    assert.deepEqual(
+      report.analyses.map((a: any) => [a.analysisId, a.outcome, a.charge, a.started]),
+      [[id, 'retried', true, false]],
+    );
+    assert.match(run.stderr, /"msg":"retry start deferred to the relay"/);
+    const [row] = await sql<{ status: string; workflow_started_at: Date | null }>(
+      api.runtime.orm.em.fork(),
+      `select status, workflow_started_at from analyses where id = ?`,
+      [id],
+    );
+    assert.deepEqual(row, { status: 'processing', workflow_started_at: null });
+    failing = false;
+    await RequestContext.create(api.runtime.orm.em, () => api.runtime.commands.analyses.sweep(0));
+    await settled(org, id, 'completed');
+  });
+
   it('bad input: exit code 2 and the reason', async () => {
     const org = await createTestOrg(api.runtime, { credits: 1 });
     assertRefused(await runCli(env, 'analyses:retry', '--id', 'an_x'), /--org is required/);
