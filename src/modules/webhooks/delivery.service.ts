@@ -40,6 +40,8 @@ function retryAfterMs(header: string | string[] | undefined): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
+const ALREADY_FINISHED = Symbol('already finished');
+
 /** How long an answered attempt keeps trying to record itself (a restart or failover of PostgreSQL). */
 const RECORD_PERSIST_MS = 25_000;
 
@@ -129,17 +131,34 @@ export class DeliveryService {
    */
   async attempt(deliveryId: string, nextDelayMs: number | null, opts: DeliveryOptions): Promise<AttemptOutcome> {
     const outcome = await this.attemptOnce(deliveryId, nextDelayMs, opts);
+    if (outcome === ALREADY_FINISHED) return this.finished(deliveryId);
     metrics.webhookAttempts.inc({ outcome: outcome.outcome, status_class: statusClass(outcome.status) });
     return outcome;
+  }
+
+  /** What an earlier run of the attempt recorded, answered again (a finished delivery is never POSTed). */
+  private async finished(deliveryId: string): Promise<AttemptOutcome> {
+    const d = await this.em.findOneOrFail(Delivery, { id: deliveryId }, { refresh: true });
+    if (d.status === 'succeeded')
+      return { outcome: 'succeeded', attempt: d.attemptCount, status: d.lastStatusCode ?? 200 };
+    return {
+      outcome: d.lastStatusCode === 410 ? 'gone' : 'abandoned',
+      attempt: d.attemptCount,
+      status: d.lastStatusCode ?? null,
+    };
   }
 
   private async attemptOnce(
     deliveryId: string,
     nextDelayMs: number | null,
     opts: DeliveryOptions,
-  ): Promise<AttemptOutcome> {
+  ): Promise<AttemptOutcome | typeof ALREADY_FINISHED> {
     const em = this.em;
     const delivery = await em.findOneOrFail(Delivery, { id: deliveryId });
+    // Only a pending delivery is attempted. A finished one means this is a retry of an attempt that
+    // recorded its outcome but could not report it (the Temporal server restarted, or the worker
+    // died, just after): POSTing again would repeat a delivery already acknowledged.
+    if (delivery.status !== 'pending') return ALREADY_FINISHED;
     const webhook = delivery.webhookId ? await em.findOne(Webhook, { id: delivery.webhookId }) : null;
     const [claimed] = await sql<{ attempt_count: number }>(
       em,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
@@ -86,6 +87,41 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
     await db.end();
     assert.equal(row!.status, 'succeeded');
     assert.equal(row!.attempt_count, 1);
+    await new Promise<void>((r) => {
+      receiver.closeAllConnections();
+      receiver.close(() => r());
+    });
+  });
+
+  it('a retried attempt of a delivery it already finished answers from the record and does not POST again', async () => {
+    // Found by `npm run soak` too: a Temporal server killed just after an attempt recorded its 2xx
+    // loses the activity's completion; Temporal runs the activity again, which POSTed again.
+    let posts = 0;
+    const receiver: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posts++;
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events: ['*'] } });
+    const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
+    const deliveryId = test.body.data.deliveryId as string;
+    await api.runtime.temporal.client.workflow.getHandle(deliveryId).result();
+    assert.equal(posts, 1);
+
+    // What the activity's retry runs: the same call, on a delivery its first run finished.
+    const { config } = api.runtime;
+    const services = createServices(api.runtime.orm.em.fork(), { config, logger: api.runtime.logger });
+    const again = await services.deliveries.attempt(deliveryId, 1000, {
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    });
+    assert.deepEqual(again, { outcome: 'succeeded', attempt: 1, status: 200 });
+    assert.equal(posts, 1, 'not POSTed again');
     await new Promise<void>((r) => {
       receiver.closeAllConnections();
       receiver.close(() => r());
