@@ -5,7 +5,9 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -25,6 +27,7 @@ import {
 } from '../src/temporal/contracts/task.js';
 import {
   BOOKKEEPING,
+  BOOKKEEPING_LOCAL,
   DATABASE_REFUSED,
   INTERACTIVE,
   NEEDS_ATTENTION,
@@ -37,6 +40,15 @@ const tasks = proxyActivities<TaskActivities>(BOOKKEEPING);
 /** A change an API request is waiting for: a few quick attempts, then the request fails. */
 const changes = proxyActivities<TaskActivities>(INTERACTIVE);
 const deliveries = proxyActivities<DeliveryActivities>(BOOKKEEPING);
+/**
+ * Since QUICK_CHANGE: an update's change runs as a local activity in the workflow task that received
+ * the update (no activity task round trip through the server), and the update is answered once the
+ * change is committed; its events are dispatched after the answer, still in order before the next
+ * change (they are in the outbox either way, so the relay covers a worker lost in between).
+ */
+const changesLocal = proxyLocalActivities<TaskActivities>(INTERACTIVE);
+const deliveriesLocal = proxyLocalActivities<DeliveryActivities>(BOOKKEEPING_LOCAL);
+const QUICK_CHANGE = 'task-change-local-answer-first';
 
 /**
  * A failure as logged: its type, and its message unless it is an error converted from a raw
@@ -75,19 +87,24 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
     );
     return run;
   };
+  const absorbState = (task: TaskView) => {
+    if (task.dueDate !== state.dueDate) dueChanged = true;
+    state.status = task.status;
+    state.dueDate = task.dueDate;
+  };
+  const dispatch = async (eventIds: string[], via: DeliveryActivities) => {
+    if (!eventIds.length) return;
+    try {
+      await via.dispatchEvents({ eventIds });
+    } catch (err) {
+      // The events are committed with dispatched_at null: the worker's relay dispatches them.
+      log.warn('task event dispatch left to the relay', { taskId: input.taskId, ...failureOf(err) });
+    }
+  };
   const absorb = async (result: { task: TaskView; eventIds: string[] } | null) => {
     if (!result) return;
-    if (result.task.dueDate !== state.dueDate) dueChanged = true;
-    state.status = result.task.status;
-    state.dueDate = result.task.dueDate;
-    if (result.eventIds.length) {
-      try {
-        await deliveries.dispatchEvents({ eventIds: result.eventIds });
-      } catch (err) {
-        // The events are committed with dispatched_at null: the worker's relay dispatches them.
-        log.warn('task event dispatch left to the relay', { taskId: input.taskId, ...failureOf(err) });
-      }
-    }
+    absorbState(result.task);
+    await dispatch(result.eventIds, deliveries);
   };
   /**
    * A step the analysis or the due date drove failed for good (a database refusal, or retries out):
@@ -122,6 +139,13 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
     (change) =>
       serial(async () => {
         try {
+          if (patched(QUICK_CHANGE)) {
+            const result = await changesLocal.applyTaskChange({ taskId: input.taskId, change });
+            absorbState(result.task);
+            // Queued behind this handler: the answer does not wait for it, the next change does.
+            if (result.eventIds.length) void serial(() => dispatch(result.eventIds, deliveriesLocal));
+            return result.task;
+          }
           const result = await changes.applyTaskChange({ taskId: input.taskId, change });
           await absorb(result);
           return result.task;
@@ -190,6 +214,7 @@ export async function taskWorkflow(input: TaskWorkflowInput): Promise<TaskState>
     }
     if (workflowInfo().continueAsNewSuggested && !state.deleted && !isFinal(state.status)) {
       await condition(allHandlersFinished);
+      await queue; // dispatches queued after an update's answer
       await continueAsNew<typeof taskWorkflow>({
         ...input,
         status: state.status,
