@@ -83,7 +83,16 @@ try {
   }
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...entries],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+      // A test process whose tests (and after hooks) are done exits even if a failed test left a
+      // server or socket open: a failure is reported, never a run that hangs until CI's limit.
+      '--test-force-exit',
+      ...entries,
+    ],
     {
       stdio: 'inherit',
       env: {
