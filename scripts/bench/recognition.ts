@@ -6,12 +6,11 @@
 // scaling efficiency, all cores ÷ (cores × one core). Each pool is warmed up first (every thread
 // reads a photo, untimed: starting tesseract takes a second). Prints numbers; asserts nothing.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import sharp from 'sharp';
+import { loadShelfPhotos } from '../lib/shelf-photos.js';
 import { RecognitionPool } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 const { values } = parseArgs({
@@ -27,18 +26,7 @@ type Figures = { threads: number; photos: number; seconds: number; secondsPerPho
 
 /** One measurement, in this process: `threads` threads kept busy with `photos` photos. */
 async function measure(threads: number, count: number): Promise<Figures> {
-  const dir = resolve(values.images!);
-  const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8'));
-  const photos = await Promise.all(
-    readdirSync(dir)
-      .filter((f) => f.endsWith('.jpg'))
-      .sort()
-      .map(async (f) => {
-        const image = readFileSync(join(dir, f));
-        const meta = await sharp(image).metadata();
-        return { image, width: meta.width!, height: meta.height!, contentType: 'image/jpeg', catalogue, runIndex: 0 };
-      }),
-  );
+  const photos = await loadShelfPhotos(resolve(values.images!));
   const pool = new RecognitionPool(threads);
   await Promise.all(Array.from({ length: threads }, (_, i) => pool.run(photos[i % photos.length]!)));
   let next = 0;

@@ -2,12 +2,11 @@
 // Runs the `local` recognizer over the committed synthetic shelves again and again in one process
 // (as a worker does) and prints its resident memory as it goes: the OCR pool is created once and
 // must not grow with the number of images read. Prints numbers; asserts nothing.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import sharp from 'sharp';
 import '../../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
+import { loadShelfPhotos } from '../lib/shelf-photos.js';
 import { createRecognizer } from '../../src/modules/recognition/recognizer.js';
 
 const { values } = parseArgs({
@@ -15,18 +14,7 @@ const { values } = parseArgs({
 });
 const total = Number(values.images);
 const every = Number(values.every);
-const dir = resolve(import.meta.dirname, '../../test/fixtures/synthetic-shelves');
-const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8'));
-const photos = await Promise.all(
-  readdirSync(dir)
-    .filter((f) => f.endsWith('.jpg'))
-    .sort()
-    .map(async (f) => {
-      const image = readFileSync(join(dir, f));
-      const meta = await sharp(image).metadata();
-      return { image, width: meta.width!, height: meta.height! };
-    }),
-);
+const photos = await loadShelfPhotos(resolve(import.meta.dirname, '../../test/fixtures/synthetic-shelves'));
 const recognizer = await createRecognizer('local');
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 let peak = 0;
@@ -34,7 +22,7 @@ const started = performance.now();
 console.log('images  rss MB  heap MB  seconds');
 for (let i = 1; i <= total; i++) {
   const photo = photos[(i - 1) % photos.length]!;
-  await recognizer.recognize({ ...photo, contentType: 'image/jpeg', catalogue, runIndex: 0 });
+  await recognizer.recognize(photo);
   const { rss, heapUsed } = process.memoryUsage();
   peak = Math.max(peak, rss);
   if (i === 1 || i % every === 0)
