@@ -82,7 +82,7 @@ describe('recognition at full load leaves the worker process responsive', () => 
     await pool.close();
   });
 
-  it('reads photos off the main thread: it spends under 1 % of the CPU time they take', async () => {
+  it('reads photos off the main thread: it spends under 3 % of the CPU time they take', async () => {
     const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
     const read = (p: string) =>
       pool.run({ image: large.get(p)!, contentType: 'image/jpeg', width: 3200, height: 2400, catalogue, runIndex: 0 });
@@ -96,8 +96,10 @@ describe('recognition at full load leaves the worker process responsive', () => 
     assert.ok(results.every((products) => products.some((p) => p.sku)));
     // CPU time, not wall time, so what else runs on the machine cannot move it. Measured: 10 ms of
     // 7.8 s (0.1 %); the same recognizer on the main thread, as before the pool: 470 ms of 7.4 s (6.4 %),
-    // its event loop blocked for up to half a second at a time.
-    assert.ok(mainMs < processMs * 0.01, `main thread ${mainMs} ms of ${Math.round(processMs)} ms`);
+    // its event loop blocked for up to half a second at a time. The main thread also runs this
+    // process's API and worker pollers meanwhile: 70 ms of 6.9 s (1.0 %) on Node 24 in CI, so the
+    // bound sits between that and the old design's 6.4 %.
+    assert.ok(mainMs < processMs * 0.03, `main thread ${mainMs} ms of ${Math.round(processMs)} ms`);
   });
 
   it('delivers a webhook while every recognition thread is busy, and reports how long each took', async (t) => {
