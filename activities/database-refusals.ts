@@ -1,11 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { refusedData } from '../src/db/refused-data.js';
 import { DATABASE_REFUSED } from '../src/temporal/contracts/durable-steps.js';
-
-/**
- * Integrity violations a later attempt can clear: a unique key lost to a concurrent writer of the
- * same row (the retry then finds the row), an exclusion constraint likewise.
- */
-const RETRYABLE_INTEGRITY = new Set(['23505', '23P01']);
 
 const CONDITION_NAMES: Record<string, string> = {
   '22001': 'string too long for its column',
@@ -19,23 +14,6 @@ const CONDITION_NAMES: Record<string, string> = {
   '23503': 'foreign key violation',
   '23514': 'check constraint violation',
 };
-
-type DatabaseError = Error & {
-  code?: unknown;
-  table?: unknown;
-  column?: unknown;
-  constraint?: unknown;
-  cause?: unknown;
-};
-
-/** A PostgreSQL error (as pg or MikroORM's DriverException carries it) somewhere in the cause chain. */
-function databaseError(err: unknown): DatabaseError | null {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as DatabaseError).cause, depth++) {
-    const code = (e as DatabaseError).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return e as DatabaseError;
-  }
-  return null;
-}
 
 /**
  * The server's sentence alone. The driver prefixes it with the statement (whose bound parameters
@@ -60,11 +38,9 @@ function statementTable(err: Error): string | null {
  * without end stops its workflow (a task stops answering its updates, an analysis never ends).
  */
 export function databaseRefusal(err: unknown): ApplicationFailure | null {
-  const e = databaseError(err);
+  const e = refusedData(err);
   if (!e) return null;
-  const sqlState = e.code as string;
-  const refused = sqlState.startsWith('22') || (sqlState.startsWith('23') && !RETRYABLE_INTEGRITY.has(sqlState));
-  if (!refused) return null;
+  const sqlState = e.code;
   const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
   const table = str(e.table) ?? statementTable(e);
   const column = str(e.column);

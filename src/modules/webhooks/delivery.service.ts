@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
+import { refusedData } from '../../db/refused-data.js';
 import { newId } from '../../lib/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { publicOutboundError } from '../../lib/outbound/public-error.js';
@@ -44,15 +45,6 @@ const ALREADY_FINISHED = Symbol('already finished');
 
 /** How long an answered attempt keeps trying to record itself (a restart or failover of PostgreSQL). */
 const RECORD_PERSIST_MS = 25_000;
-
-/** A refusal of the data itself (SQLSTATE classes 22 and 23) will not pass on a later try. */
-function refusedData(err: unknown): boolean {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
-  }
-  return false;
-}
 
 /**
  * Runs `record` (idempotent: it only upserts this attempt and sets statuses) until it succeeds, for
