@@ -205,52 +205,39 @@ async function main(): Promise<number> {
     WEBHOOK_RETRY_SCHEDULE_MS: '1000,2000,5000,10000,20000,60000,120000',
     OUTBOX_RELAY_GRACE_MS: '5000',
   };
-  for (const [i, port] of API_PORTS.entries()) {
+  /** An API or worker process: started with its own log file, healthy once `health` answers. */
+  const serviceSlot = (label: string, entry: string, env: Record<string, string>, health: string): Slot => {
     const slot: Slot = {
-      label: `api ${i + 1}`,
+      label,
       expectExit: false,
       kills: 0,
       async start() {
-        const out = logFile(slot.label);
-        watch(
-          slot,
-          spawnScript(
-            'src/bin/api.ts',
-            { ...serviceEnv, PORT: String(port), METRICS_PORT: String(METRICS_PORT + 2 * i) },
-            ['ignore', out, out],
-          ),
-        );
+        const out = logFile(label);
+        watch(slot, spawnScript(entry, { ...serviceEnv, ...env }, ['ignore', out, out]));
         closeSync(out);
-        await healthy(`http://127.0.0.1:${port}/health/ready`);
+        await healthy(health);
       },
     };
-    slots.push(slot);
-  }
-  for (const [i, port] of WORKER_PORTS.entries()) {
-    const slot: Slot = {
-      label: `worker ${i + 1}`,
-      expectExit: false,
-      kills: 0,
-      async start() {
-        const out = logFile(slot.label);
-        watch(
-          slot,
-          spawnScript(
-            'workers/main.ts',
-            {
-              ...serviceEnv,
-              WORKER_HEALTH_PORT: String(port),
-              TEMPORAL_METRICS_PORT: String(METRICS_PORT + 1 + 2 * i),
-            },
-            ['ignore', out, out],
-          ),
-        );
-        closeSync(out);
-        await healthy(`http://127.0.0.1:${port}/health`);
-      },
-    };
-    slots.push(slot);
-  }
+    return slot;
+  };
+  for (const [i, port] of API_PORTS.entries())
+    slots.push(
+      serviceSlot(
+        `api ${i + 1}`,
+        'src/bin/api.ts',
+        { PORT: String(port), METRICS_PORT: String(METRICS_PORT + 2 * i) },
+        `http://127.0.0.1:${port}/health/ready`,
+      ),
+    );
+  for (const [i, port] of WORKER_PORTS.entries())
+    slots.push(
+      serviceSlot(
+        `worker ${i + 1}`,
+        'workers/main.ts',
+        { WORKER_HEALTH_PORT: String(port), TEMPORAL_METRICS_PORT: String(METRICS_PORT + 1 + 2 * i) },
+        `http://127.0.0.1:${port}/health`,
+      ),
+    );
   await Promise.all(slots.filter((s) => s !== temporalSlot).map((s) => s.start()));
   say(`two APIs (:${API_PORTS.join(', :')}) and two workers (health :${WORKER_PORTS.join(', :')}) ready`);
 
