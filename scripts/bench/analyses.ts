@@ -5,17 +5,15 @@
 // starts a dev server itself.
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import sharp from 'sharp';
 import { NativeConnection } from '@temporalio/worker';
 import { createWorkers } from '../../workers/create-workers.js';
 import { createActivities } from '../../activities/index.js';
 import { createApp } from '../../src/http/app.js';
-import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
-import { benchEnvironment, instant } from './setup.js';
+import { benchEnvironment, benchRuntime, instant } from './setup.js';
 
 const N = Number(process.env.BENCH_N ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
@@ -32,14 +30,7 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 const { databaseUrl, devServer } = await benchEnvironment(7255);
 const dbUrl = new URL(databaseUrl);
 
-const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', {
-  TASK_QUEUE_PREFIX: prefix,
-  ALLOW_PRIVATE_NETWORK_FETCH: true,
-  LOG_LEVEL: 'silent',
-  ANALYSIS_RUNS: 1,
-  DATABASE_POOL_MAX: 40,
-});
+const { prefix, runtime } = await benchRuntime({ ANALYSIS_RUNS: 1, DATABASE_POOL_MAX: 40 });
 const { app } = createApp(runtime);
 const server = app.listen(0, '127.0.0.1');
 await new Promise((r) => server.once('listening', r));

@@ -19,9 +19,8 @@ import sharp from 'sharp';
 import { createActivities } from '../../activities/index.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { newId } from '../../src/lib/ids.js';
-import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
-import { benchEnvironment, instant } from './setup.js';
+import { benchEnvironment, benchRuntime, instant } from './setup.js';
 import { createWorkers } from '../../workers/create-workers.js';
 import { createCommands } from '../../src/commands.js';
 
@@ -31,12 +30,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 
 const { databaseUrl, devServer } = await benchEnvironment(7258);
-const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', {
-  TASK_QUEUE_PREFIX: prefix,
-  LOG_LEVEL: 'silent',
-  ALLOW_PRIVATE_NETWORK_FETCH: true,
-});
+const { prefix, runtime } = await benchRuntime();
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 // One enterprise organisation with limits no benchmark reaches, 1,000 analyses, 16 read keys.

@@ -3,13 +3,11 @@
 // Usage: DATABASE_URL=postgres://… npm run bench:deliveries   (BENCH_EVENTS, BENCH_ENDPOINTS)
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
-import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
-import { benchEnvironment } from './setup.js';
+import { benchEnvironment, benchRuntime } from './setup.js';
 import { createCommands } from '../../src/commands.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
@@ -17,13 +15,7 @@ const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 2);
 
 const { devServer } = await benchEnvironment(7256);
 
-const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', {
-  TASK_QUEUE_PREFIX: prefix,
-  ALLOW_PRIVATE_NETWORK_FETCH: true,
-  LOG_LEVEL: 'silent',
-  DATABASE_POOL_MAX: 40,
-});
+const { prefix, runtime } = await benchRuntime({ DATABASE_POOL_MAX: 40 });
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 let received = 0;

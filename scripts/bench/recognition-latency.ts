@@ -7,14 +7,12 @@
 // how many photos were read. Prints numbers; asserts nothing.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createApp } from '../../src/http/app.js';
-import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import {
@@ -23,19 +21,13 @@ import {
 } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 import type { RecognizeInput, Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { createWorkers } from '../../workers/create-workers.js';
-import { benchEnvironment } from './setup.js';
+import { benchEnvironment, benchRuntime } from './setup.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '60' }, every: { type: 'string', default: '400' } },
 });
 const { devServer } = await benchEnvironment(7257);
-const prefix = `bench-${randomBytes(3).toString('hex')}-`;
-const runtime = await createRuntime('bench', {
-  TASK_QUEUE_PREFIX: prefix,
-  ALLOW_PRIVATE_NETWORK_FETCH: true,
-  LOG_LEVEL: 'silent',
-  DATABASE_POOL_MAX: 40,
-});
+const { prefix, runtime } = await benchRuntime({ DATABASE_POOL_MAX: 40 });
 const { app } = createApp(runtime);
 const server = app.listen(0, '127.0.0.1');
 await new Promise((r) => server.once('listening', r));

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { DefaultLogger, Runtime as TemporalRuntime } from '@temporalio/worker';
+import type { Config } from '../../src/config.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { freshDatabase } from '../lib/fresh-database.js';
 import { startDevServer, type DevServer } from '../temporal.js';
@@ -20,6 +23,22 @@ export async function benchEnvironment(temporalPort: number): Promise<{ database
   }
   TemporalRuntime.install({ logger: new DefaultLogger('ERROR') });
   return { databaseUrl, devServer };
+}
+
+/**
+ * The runtime a benchmark drives: its task queues under a prefix of its own (so an earlier run's
+ * workflows on the same server are not picked up), loopback hosts allowed, logs off; `overrides`
+ * on top. Call after benchEnvironment (it reads the DATABASE_URL that sets).
+ */
+export async function benchRuntime(overrides: Partial<Config> = {}): Promise<{ prefix: string; runtime: Runtime }> {
+  const prefix = `bench-${randomBytes(3).toString('hex')}-`;
+  const runtime = await createRuntime('bench', {
+    TASK_QUEUE_PREFIX: prefix,
+    ALLOW_PRIVATE_NETWORK_FETCH: true,
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  });
+  return { prefix, runtime };
 }
 
 /** Recognition is not what the benchmarks measure: a recognizer that answers at once. */
