@@ -107,9 +107,14 @@ describe('tasks as workflows, compliance and alerts', () => {
     assert.ok(done.completedAt);
     assert.deepEqual(done.expectationIds, items);
 
-    const alerts = (await api.request('GET', `/alerts?type=out_of_stock`, { key: org.keys.read })).body.data.filter(
-      (a: any) => a.sourceId === taskId,
-    );
+    // The task's alerts are raised in the transaction after its completion (task.service.ts,
+    // completeFromAnalysis): the completed task can be read a moment before them.
+    const alerts = await waitFor('the task alerts', async () => {
+      const found = (await api.request('GET', `/alerts?type=out_of_stock`, { key: org.keys.read })).body.data.filter(
+        (a: any) => a.sourceId === taskId,
+      );
+      return found.length > 0 && found;
+    });
     assert.equal(alerts.length, 1);
     assert.equal(alerts[0].metadata.sku, 'OATS-500');
     const low = (await api.request('GET', `/alerts?type=low_compliance`, { key: org.keys.read })).body.data.filter(
