@@ -23,6 +23,8 @@ export type ActivityDeps = {
   config: Config;
   recognizer: () => Promise<Recognizer>;
   client: Client;
+  /** The client shares its connection with this process's workers (src/temporal/client.ts). */
+  eagerStarts?: boolean;
   logger?: Logger;
 };
 
@@ -55,7 +57,12 @@ function withOrmContext<T extends Record<string, ActivityFunction>>(orm: Orm, ac
  */
 export function createActivities(deps: ActivityDeps): Activities {
   const services = createServices(deps.orm.em, { config: deps.config, logger: deps.logger });
-  const commands = createCommands(services, { client: deps.client, config: deps.config, logger: deps.logger });
+  const commands = createCommands(services, {
+    client: deps.client,
+    eagerStarts: deps.eagerStarts,
+    config: deps.config,
+    logger: deps.logger,
+  });
   const activities: Activities = {
     ...createAnalysisActivities({ services, config: deps.config, recognizer: deps.recognizer }),
     ...createDeliveryActivities({ services, commands, config: deps.config }),

@@ -11,7 +11,8 @@ import { WebhookCommands } from './modules/webhooks/webhook-commands.js';
 import type { Services } from './services.js';
 import { taskQueues } from './temporal/contracts/task-queues.js';
 
-export type CommandContext = { client: Client; config?: Config; logger?: Logger };
+/** `eagerStarts`: the client shares a connection with workers of this process (temporal/client.ts). */
+export type CommandContext = { client: Client; eagerStarts?: boolean; config?: Config; logger?: Logger };
 
 /**
  * What starts and messages workflows, built on the domain services and the process's one Temporal
@@ -29,6 +30,7 @@ export function createCommands(services: Services, context: CommandContext) {
     client,
     queues,
     config.WEBHOOK_RETRY_SCHEDULE_MS,
+    context.eagerStarts ?? false,
   );
   const analyses = new AnalysisCommands(
     services.analyses,
@@ -41,7 +43,15 @@ export function createCommands(services: Services, context: CommandContext) {
   return {
     analyses,
     analysisRetries: new AnalysisRetryCommands(services.em, services.credits, analyses, logger),
-    tasks: new TaskCommands(services.tasks, client, queues, events, config.TASK_OVERDUE_AFTER_MS, logger),
+    tasks: new TaskCommands(
+      services.tasks,
+      client,
+      queues,
+      events,
+      config.TASK_OVERDUE_AFTER_MS,
+      logger,
+      config.TASK_UPDATE_WAIT_MS,
+    ),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events, client),
     planPeriods: new PlanPeriodCommands(services.em, client, queues),

@@ -67,6 +67,11 @@ const schema = z.object({
     .number()
     .int()
     .default(24 * 3600 * 1000),
+  /**
+   * How long PATCH /tasks/{id} waits for a worker to decide a change (it is a workflow Update): past
+   * it, with no worker running, the API answers 503 instead of holding the request open.
+   */
+  TASK_UPDATE_WAIT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Grades below this raise a low_compliance alert. */
   LOW_COMPLIANCE_GRADE: z.enum(['A', 'B', 'C', 'D']).default('C'),
   /** A matched product's price further than this share from the item's expectedPrice raises price_mismatch. */

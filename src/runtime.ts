@@ -17,15 +17,28 @@ export type Runtime = {
   close(): Promise<void>;
 };
 
-/** What every long-running process needs: config parsed once, the ORM, the services and commands, one Temporal client. */
-export async function createRuntime(name: string, overrides: Partial<Config> = {}): Promise<Runtime> {
+/**
+ * What every long-running process needs: config parsed once, the ORM, the services and commands, one
+ * Temporal client (`temporalClient`: the worker's, on its workers' connection; otherwise a lazy one).
+ */
+export async function createRuntime(
+  name: string,
+  overrides: Partial<Config> = {},
+  temporalClient?: (cfg: Config, logger: Logger) => Promise<TemporalHandle>,
+): Promise<Runtime> {
   const cfg = { ...config(), ...overrides };
   const logger = createLogger(cfg.LOG_LEVEL, name);
   const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX);
   initTracing(name, { endpoint: cfg.OTEL_EXPORTER_OTLP_ENDPOINT });
-  const temporal = createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+  const temporal =
+    (await temporalClient?.(cfg, logger)) ?? createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
   const services = createServices(orm.em, { config: cfg, logger });
-  const commands = createCommands(services, { client: temporal.client, config: cfg, logger });
+  const commands = createCommands(services, {
+    client: temporal.client,
+    eagerStarts: temporal.eagerStarts,
+    config: cfg,
+    logger,
+  });
   return {
     config: cfg,
     orm,

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './http/app.js';
+import { listen } from './http/listen.js';
 import { backgroundStartsSettled } from './modules/analyses/analysis-commands.js';
 import { createRuntime } from './runtime.js';
 import { startMetricsServer } from './lib/metrics.js';
@@ -8,8 +9,7 @@ import { startMetricsServer } from './lib/metrics.js';
 export async function startServer(): Promise<{ server: Server; close(): Promise<void> }> {
   const runtime = await createRuntime('api');
   const { app } = createApp(runtime);
-  const server = app.listen(runtime.config.PORT, runtime.config.HOST);
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server = await listen(app, runtime.config.PORT, runtime.config.HOST);
   const address = server.address();
   const metricsServer = await startMetricsServer(runtime.config.METRICS_PORT, runtime.config.METRICS_HOST);
   runtime.logger.info({ address, metrics: metricsServer.address() }, 'API listening');

@@ -4,7 +4,9 @@ import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
-import { config as appConfig } from '../src/config.js';
+import { config as appConfig, type Config } from '../src/config.js';
+import type { Logger } from '../src/lib/logger.js';
+import { temporalClientOn } from '../src/temporal/client.js';
 import { createRuntime } from '../src/runtime.js';
 import { RequestContext } from '@mikro-orm/core';
 import { createWorkers, prebuiltWorkflowBundle } from './create-workers.js';
@@ -17,41 +19,51 @@ import { metrics, registry } from '../src/lib/metrics.js';
  */
 // Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
 const base = appConfig();
-const runtime = await createRuntime('worker', {
-  DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10),
-});
-const { config, logger, services, commands } = runtime;
-/** The relay and housekeeping, like activities and requests, each run in their own MikroORM context. */
-const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm.em, fn);
-// The SDK's own logs go through our logger, at our level.
-const sdkLevel: LogLevel =
-  ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
-Runtime.install({
-  // The SDK's own metrics (task slots, schedule-to-start latency, activity latency and failures,
-  // sticky cache) in Prometheus format, from the SDK's core.
-  // Prometheus conventions: `_total` counters, seconds, units in histogram names.
-  telemetryOptions: {
-    metrics: {
-      prometheus: {
-        bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`,
-        countersTotalSuffix: true,
-        unitSuffix: true,
-        useSecondsForDurations: true,
+/** The SDK's own logs go through our logger, at our level; its metrics are served for Prometheus. */
+function installSdkRuntime(config: Config, logger: Logger) {
+  const sdkLevel: LogLevel =
+    ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
+  Runtime.install({
+    // The SDK's own metrics (task slots, schedule-to-start latency, activity latency and failures,
+    // sticky cache) in Prometheus format, from the SDK's core.
+    // Prometheus conventions: `_total` counters, seconds, units in histogram names.
+    telemetryOptions: {
+      metrics: {
+        prometheus: {
+          bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`,
+          countersTotalSuffix: true,
+          unitSuffix: true,
+          useSecondsForDurations: true,
+        },
       },
     },
+    logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
+      const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
+      logger[method]({ sdk: meta }, message);
+    }),
+  });
+}
+
+// The process's one Temporal client is on the connection its workers poll with (client.ts: eager starts).
+const runtime = await createRuntime(
+  'worker',
+  { DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10) },
+  async (cfg, log) => {
+    installSdkRuntime(cfg, log);
+    return temporalClientOn(await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS }), cfg.TEMPORAL_NAMESPACE);
   },
-  logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
-    const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
-    logger[method]({ sdk: meta }, message);
-  }),
-});
+);
+const { config, logger, services, commands } = runtime;
+const connection = runtime.temporal.connection as NativeConnection;
+/** The relay and housekeeping, like activities and requests, each run in their own MikroORM context. */
+const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm.em, fn);
 const TASK_QUEUES = taskQueues(config.TASK_QUEUE_PREFIX);
-const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
 let recognizer: Promise<Recognizer> | undefined;
 const activities = createActivities({
   orm: runtime.orm,
   config,
   client: runtime.temporal.client,
+  eagerStarts: runtime.temporal.eagerStarts,
   logger,
   recognizer: () => (recognizer ??= createRecognizer(config.RECOGNIZER)),
 });
@@ -133,6 +145,5 @@ clearInterval(relay);
 await closeLocalRecognizer();
 clearInterval(housekeeping);
 health.close();
-await connection.close();
 await runtime.close();
 logger.info('worker stopped');

@@ -6,7 +6,7 @@
 // The API and the bare server each run as their own process (`node --import tsx`), the load comes from
 // autocannon in this process. Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
-// BENCH_SECONDS (10) sets each read measurement's length.
+// BENCH_SECONDS (10) sets each read measurement's length; BENCH_TRACE=1 prints three analyses' timelines.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -20,6 +20,7 @@ import { createActivities } from '../../activities/index.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { newId } from '../../src/lib/ids.js';
 import { createServices } from '../../src/services.js';
+import { temporalClientOn } from '../../src/temporal/client.js';
 import { benchEnvironment, benchRuntime, instant } from './setup.js';
 import { createWorkers } from '../../workers/create-workers.js';
 import { createCommands } from '../../src/commands.js';
@@ -288,10 +289,13 @@ const until = async (label: string, what: () => boolean, timeoutMs = 180_000) =>
 say(`deliveries: ${EVENTS} through our path, then ${EVENTS} bare workflow + activity`);
 const queues = taskQueues(prefix);
 const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
+// As in a worker process (workers/main.ts): the activities' client is on the workers' connection.
+const workerTemporal = temporalClientOn(connection, runtime.config.TEMPORAL_NAMESPACE);
 const activities = createActivities({
   orm: runtime.orm,
   config: runtime.config,
-  client: runtime.temporal.client,
+  client: workerTemporal.client,
+  eagerStarts: workerTemporal.eagerStarts,
   recognizer: async () => instant,
 });
 const workflowsPath = resolve(root, 'workflows/index.ts');
@@ -439,6 +443,33 @@ const recognitionMs = new Map(runs.map((r) => [r.analysis_id, r.ms]));
 const overheads = [...submitted]
   .map(([id, t]) => received.analyses.get(id)! - t - (recognitionMs.get(id) ?? 0))
   .sort((a, b) => a - b);
+// BENCH_TRACE=1: where the time of three of those analyses went, event by event, from their
+// workflow histories and their deliveries' (milliseconds after the POST was sent).
+if (process.env.BENCH_TRACE) {
+  const { rows: deliveries } = await db.query<{ id: string; analysis_id: string }>(
+    `select d.id, e.analysis_id from deliveries d join events e on e.id = d.event_id where e.analysis_id = any($1)`,
+    [[...submitted.keys()]],
+  );
+  const show = async (workflowId: string, sentAt: number) => {
+    const history = await runtime.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    for (const ev of history.events ?? []) {
+      const at = Number(ev.eventTime!.seconds) * 1000 + Math.round((ev.eventTime!.nanos ?? 0) / 1e6);
+      const kind = (Object.keys(ev).find((k) => k.endsWith('EventAttributes')) ?? '').replace('EventAttributes', '');
+      const name =
+        ev.activityTaskScheduledEventAttributes?.activityType?.name ??
+        ev.markerRecordedEventAttributes?.markerName ??
+        '';
+      say(`  ${workflowId.slice(0, 16)} +${(at - sentAt).toFixed(0).padStart(5)} ms ${kind} ${name}`);
+    }
+  };
+  for (const [id, t] of [...submitted].slice(5, 8)) {
+    say(
+      `${id}: recognition ${recognitionMs.get(id)} ms, webhook received +${(received.analyses.get(id)! - t).toFixed(0)} ms`,
+    );
+    await show(id, performance.timeOrigin + t);
+    for (const d of deliveries.filter((r) => r.analysis_id === id)) await show(d.id, performance.timeOrigin + t);
+  }
+}
 const q = (p: number) => overheads[Math.min(overheads.length - 1, Math.floor(p * overheads.length))]!;
 row(
   'POST /analyses -> signed analysis.completed webhook, minus recognition, 1/s',

@@ -3,10 +3,18 @@
  * for that key is in flight wait for it, then go together in the next one. There is no timer: a lone
  * request commits at once; under load each commit (one lock, one WAL flush) carries every request
  * that queued behind the previous one. `flush` answers each item on its own (a value or an error), so
- * one item refused does not refuse the others; if `flush` itself throws, every item gets that error.
+ * one item refused does not refuse the others. If `flush` itself throws for a group (one item's data
+ * refused by the database rolls back the whole transaction), each item is flushed again on its own,
+ * so only the item at fault fails, not every request that happened to share its commit.
  */
 type Waiting<I, R> = { item: I; resolve: (r: R) => void; reject: (e: unknown) => void };
 type Group<I, R> = { waiting: Waiting<I, R>[]; running: boolean };
+
+/** An item's own answer: its value, or the error `flush` gave for it alone. */
+function settle<I, R>(w: Waiting<I, R>, r: R | Error) {
+  if (r instanceof Error) w.reject(r);
+  else w.resolve(r);
+}
 
 export class GroupCommit<I, R> {
   private readonly groups = new Map<string, Group<I, R>>();
@@ -34,16 +42,21 @@ export class GroupCommit<I, R> {
           key,
           batch.map((w) => w.item),
         );
-        batch.forEach((w, i) => {
-          const r = results[i];
-          if (r instanceof Error) w.reject(r);
-          else w.resolve(r as R);
-        });
+        batch.forEach((w, i) => settle(w, results[i]!));
       } catch (err) {
-        for (const w of batch) w.reject(err);
+        if (batch.length === 1) batch[0]!.reject(err);
+        else for (const w of batch) await this.alone(key, w);
       }
     }
     group.running = false;
     this.groups.delete(key);
+  }
+
+  private async alone(key: string, w: Waiting<I, R>) {
+    try {
+      settle(w, (await this.flush(key, [w.item]))[0]!);
+    } catch (err) {
+      w.reject(err);
+    }
   }
 }

@@ -30,7 +30,8 @@ export function encodeCursor(lastId: string): string {
 export function decodeCursor(cursor: string): string {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { k?: unknown };
-    if (typeof parsed.k === 'string' && parsed.k.length > 0 && parsed.k.length < 100) return parsed.k;
+    // An id's alphabet only: anything else (a NUL, which PostgreSQL refuses) was never one of ours.
+    if (typeof parsed.k === 'string' && parsed.k.length < 100 && /^[a-z]+_[0-9a-z]+$/.test(parsed.k)) return parsed.k;
   } catch {
     // fall through to the validation error
   }

@@ -3,6 +3,23 @@ export const ELLIPSIS = '…';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+const LONE_SURROGATE_SOURCE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+/** A UTF-16 surrogate without its pair: jsonb refuses it (a text column would hold U+FFFD instead). */
+export const LONE_SURROGATE = new RegExp(LONE_SURROGATE_SOURCE);
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE_SOURCE, 'g');
+
+/** Text PostgreSQL refuses: U+0000 (in text and jsonb) or a lone surrogate (in jsonb). */
+export const unstorable = (value: string): boolean => value.includes('\u0000') || LONE_SURROGATE.test(value);
+
+/**
+ * Text from outside that we keep rather than judge (a receiver's answer, a model's) made storable:
+ * U+0000 left out, a lone surrogate replaced by U+FFFD. Sent as it came, such text made its insert
+ * fail on every retry, and a step that records what already happened cannot fail for good.
+ */
+export function storableText(value: string): string {
+  return value.replaceAll('\u0000', '').replace(LONE_SURROGATES, '\ufffd');
+}
+
 /** Length as PostgreSQL counts it for varchar(n) in a UTF-8 database: code points, not UTF-16 units. */
 export function characterCount(value: string): number {
   let n = 0;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError, type FieldIssue } from './errors.js';
+import { unstorable } from './text.js';
 
 function pathToField(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => {
@@ -26,14 +27,62 @@ export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] 
   return issues;
 }
 
+const MAX_TEXT_ISSUES = 10;
+/** Deeper than any request schema nests: zod refuses what lies below, so it is not looked at. */
+const MAX_TEXT_DEPTH = 16;
+
+type Node = { value: unknown; depth: number; key?: PropertyKey; up?: Node };
+
+/**
+ * Text PostgreSQL cannot keep as sent: it refuses U+0000 in text and jsonb, and a lone UTF-16
+ * surrogate in jsonb (a text column would hold U+FFFD instead). The handler met either only at its
+ * insert or query, as a 500. Checked here, on every path, query and body value and key, so no schema
+ * can forget it. A loop with links to the parent, not a path copied per value: a 1 MiB body is walked
+ * in linear time, and a path is built only for the few values reported.
+ */
+function unstorableText(input: unknown, prefix: string | undefined): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const issue = (node: Node) => {
+    const path: PropertyKey[] = [];
+    for (let n: Node | undefined = node; n?.up; n = n.up) path.push(n.key!);
+    const field = [prefix, pathToField(path.reverse())].filter(Boolean).join('.') || (prefix ?? 'body');
+    issues.push({
+      field,
+      message: 'Must not contain U+0000 or unpaired UTF-16 surrogates.',
+      code: 'invalid_character',
+    });
+  };
+  const stack: Node[] = [{ value: input, depth: 0 }];
+  while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
+    const node = stack.pop()!;
+    const { value, depth } = node;
+    if (typeof value === 'string') {
+      if (unstorable(value)) issue(node);
+    } else if (depth >= MAX_TEXT_DEPTH) {
+      continue;
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => stack.push({ value: v, depth: depth + 1, key: i, up: node }));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        const child = { value: v, depth: depth + 1, key: k, up: node };
+        if (unstorable(k)) issue(child);
+        stack.push(child);
+      }
+    }
+  }
+  return issues;
+}
+
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   input: unknown,
   where: 'body' | 'query' | 'path',
 ): z.infer<S> {
+  const prefix = where === 'body' ? undefined : where;
+  const badText = unstorableText(input, prefix);
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fields = toFieldIssues(result.error, where === 'body' ? undefined : where);
+  if (result.success && badText.length === 0) return result.data;
+  const fields = [...badText, ...(result.success ? [] : toFieldIssues(result.error, prefix))];
   const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
   throw new ValidationError(`Invalid ${where === 'path' ? 'path parameter' : where}: ${summary}`, fields);
 }

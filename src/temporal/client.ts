@@ -1,8 +1,17 @@
 import { Client, Connection } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { tracingEnabled } from '../lib/tracing.js';
 
-export type TemporalHandle = { client: Client; connection: Connection };
+/**
+ * `eagerStarts`: the client shares its connection with this process's workers, so a workflow it
+ * starts on a queue they poll can come back with its first task in the start's answer.
+ */
+export type TemporalHandle = { client: Client; connection: Connection | NativeConnection; eagerStarts: boolean };
+
+// With tracing on, each start and signal carries the caller's span into the workflow's headers.
+const interceptors = () =>
+  tracingEnabled() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
 
 /**
  * One lazily-connected client per process: the API can boot before Temporal is reachable and
@@ -10,9 +19,21 @@ export type TemporalHandle = { client: Client; connection: Connection };
  */
 export function createTemporalClient(address: string, namespace: string): TemporalHandle {
   const connection = Connection.lazy({ address });
-  // With tracing on, each start and signal carries the caller's span into the workflow's headers.
-  const interceptors = tracingEnabled() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
-  return { connection, client: new Client({ connection, namespace, interceptors }) };
+  return {
+    connection,
+    client: new Client({ connection, namespace, interceptors: interceptors() }),
+    eagerStarts: false,
+  };
+}
+
+/**
+ * The worker process's one client, on the connection its workers poll with. Besides one connection
+ * fewer, this is what eager workflow start needs: a delivery workflow started by an activity gets
+ * its first workflow task in the start's answer and runs here at once, instead of a trip through
+ * the server's matching service and the next poll.
+ */
+export function temporalClientOn(connection: NativeConnection, namespace: string): TemporalHandle {
+  return { connection, client: new Client({ connection, namespace, interceptors: interceptors() }), eagerStarts: true };
 }
 
 export async function temporalHealthy(handle: TemporalHandle, timeoutMs = 2000): Promise<boolean> {

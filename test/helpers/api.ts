@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
+import { listen } from '../../src/http/listen.js';
 import { backgroundStartsSettled } from '../../src/modules/analyses/analysis-commands.js';
 import type { RouteDefinition } from '../../src/http/route.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -21,8 +22,7 @@ export type TestResponse = { status: number; headers: Headers; body: any; text: 
 export async function startTestApi(overrides: Partial<Config> = {}): Promise<TestApi> {
   const runtime = await createRuntime('api-test', overrides);
   const { app, routes } = createApp(runtime);
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', r));
+  const server: Server = await listen(app, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl,

@@ -58,6 +58,21 @@ describe('keyset pagination', () => {
     assert.deepEqual(seen, sorted, 'newest first');
   });
 
+  it('a cursor this API did not write is a 422 (one holding U+0000 was a 500); a cursor of another list still pages', async () => {
+    const cursorOf = (k: unknown) => Buffer.from(JSON.stringify({ k }), 'utf8').toString('base64url');
+    for (const cursor of [cursorOf('inv_\u0000'), cursorOf('a b'), cursorOf(''), cursorOf(7), 'garbage']) {
+      const res = await api.request('GET', `/inventory?cursor=${encodeURIComponent(cursor)}`, { key: org.keys.read });
+      assert.equal(res.status, 422, `${cursor}: ${res.text}`);
+      assert.deepEqual(res.body.error.details.fields, [
+        { field: 'query.cursor', message: 'Not a cursor returned by this API.' },
+      ]);
+    }
+    // A keyset position is an id: one from another list is a position like any other, never an error.
+    const place = await api.request('POST', '/places', { key: org.keys.write, body: { title: 'P' } });
+    const res = await api.request('GET', `/inventory?cursor=${cursorOf(place.body.data.id)}`, { key: org.keys.read });
+    assert.equal(res.status, 200, res.text);
+  });
+
   it('defaults to 25 items a page', async () => {
     const res = await api.request('GET', '/inventory', { key: org.keys.read });
     assert.equal(res.body.data.length, 25);

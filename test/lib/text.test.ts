@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { characterCount, fitText } from '../../src/lib/text.js';
+import { characterCount, fitText, storableText, unstorable } from '../../src/lib/text.js';
 
 describe('fitText', () => {
   it('keeps text that fits, counting characters as PostgreSQL does (code points)', () => {
@@ -31,5 +31,16 @@ describe('fitText', () => {
 
   it('drops trailing spaces before the ellipsis', () => {
     assert.equal(fitText(`${'a'.repeat(9)} ${'b'.repeat(20)}`, 11), `${'a'.repeat(9)}…`);
+  });
+});
+
+describe('storableText', () => {
+  it('leaves out U+0000 and replaces a lone surrogate with U+FFFD; whole pairs and emoji stay', () => {
+    assert.equal(storableText('a\u0000b\u0000'), 'ab');
+    assert.equal(storableText('x\ud83dy'), 'x\ufffdy');
+    assert.equal(storableText('x\ude00'), 'x\ufffd');
+    assert.equal(storableText('😀 👩‍👩‍👧 é'), '😀 👩‍👩‍👧 é');
+    assert.equal(unstorable(storableText('\u0000\ud800\udfff\udc00')), false);
+    assert.equal(unstorable('ok 😀'), false);
   });
 });

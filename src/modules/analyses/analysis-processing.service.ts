@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
+import { fitText, storableText } from '../../lib/text.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import type { CreditService } from '../credits/credit.service.js';
 import type { EventService } from '../events/event.service.js';
@@ -118,7 +119,9 @@ export class AnalysisProcessingService {
       runIndex,
       status: 'succeeded',
       recognizer: recognizer.name,
-      products,
+      // Bounded before the run is kept, not only before the products are written: the run's jsonb
+      // refuses what the products table does (a NUL in a model's answer), and would fail the pass.
+      products: products.map(boundProduct),
       error: null,
       durationMs: Date.now() - started,
       createdAt: new Date(),
@@ -190,13 +193,15 @@ export class AnalysisProcessingService {
     });
   }
 
-  private async failIn(em: EntityManager, analysis: Analysis, code: string, message: string): Promise<AnalysisOutcome> {
+  private async failIn(em: EntityManager, analysis: Analysis, code: string, reason: string): Promise<AnalysisOutcome> {
+    // The reason may quote a provider's or a model's words: kept storable, or failing would fail.
+    const message = storableText(fitText(reason, 2000));
     const succeeded = await em.count(AnalysisRun, { analysisId: analysis.id, status: 'succeeded' });
     analysis.status = 'failed';
     analysis.completedRuns = succeeded;
     analysis.failedRuns = analysis.totalRuns - succeeded;
     analysis.errorCode = code;
-    analysis.errorMessage = message.slice(0, 2000);
+    analysis.errorMessage = message;
     analysis.completedAt = new Date();
     await em.flush();
     const refunded = await this.credits.refund(em, analysis.id);
@@ -222,7 +227,7 @@ export class AnalysisProcessingService {
       type: 'analysis_failed',
       severity: 'warning',
       title: 'Analysis failed',
-      message: `Analysis ${analysis.id} failed (${code}): ${message}`.slice(0, 1000),
+      message: fitText(`Analysis ${analysis.id} failed (${code}): ${message}`, 1000),
       sourceType: 'analysis',
       sourceId: analysis.id,
       dedupeKey: finalKey('analysis_failed:analysis', analysis),

@@ -1,4 +1,4 @@
-import { fitText } from '../../lib/text.js';
+import { fitText, storableText, unstorable } from '../../lib/text.js';
 import type { RecognizedProduct } from './recognizer.js';
 
 /**
@@ -19,11 +19,15 @@ export const PRODUCT_LIMITS = {
 } as const;
 
 /** Free text (brand, category, size unit): cut to the column with an ellipsis; the rest is still useful. */
-export const boundText = (v: string | null): string | null => (v == null ? null : fitText(v, PRODUCT_LIMITS.text));
+export const boundText = (v: string | null): string | null =>
+  v == null ? null : fitText(storableText(v), PRODUCT_LIMITS.text);
+
+/** Text without a length limit (the description, a text column): only made storable. */
+export const boundLongText = (v: string | null): string | null => (v == null ? null : storableText(v));
 
 /** Identifiers (SKU, UPC): a cut identifier identifies nothing (or the wrong thing), so it is dropped. */
 export const boundIdentifier = (v: string | null): string | null =>
-  v == null || [...v].length > PRODUCT_LIMITS.text ? null : v;
+  v == null || [...v].length > PRODUCT_LIMITS.text || unstorable(v) ? null : v;
 
 /** ISO 4217 or nothing: "US dollars" is not a code, and a guess at one would be invented. */
 export const boundCurrency = (v: string | null): string | null => {
@@ -49,6 +53,7 @@ export function boundProduct(p: RecognizedProduct): RecognizedProduct {
   return {
     ...p,
     brand: boundText(p.brand),
+    description: boundLongText(p.description),
     units: boundUnits(p.units),
     upc: boundIdentifier(p.upc),
     sku: boundIdentifier(p.sku),

@@ -1,7 +1,13 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { AppError, InvalidTransitionError, NotFoundError } from '../../lib/errors.js';
+import { AppError, InvalidTransitionError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import {
   TASK_WORKFLOW,
@@ -28,6 +34,8 @@ export class TaskCommands {
     private readonly dispatcher: EventDispatcher,
     private readonly overdueAfterMs: number,
     private readonly logger: Logger,
+    /** How long an update waits for a worker to decide it (config TASK_UPDATE_WAIT_MS). */
+    private readonly updateWaitMs: number,
   ) {}
 
   async start(task: Task): Promise<void> {
@@ -72,9 +80,18 @@ export class TaskCommands {
   async update(organisationId: string, id: string, change: UpdateTaskInput, actor: string | null): Promise<TaskDetail> {
     await this.tasks.checkChange(organisationId, id, change);
     const handle = this.client.workflow.getHandle(id);
+    const deadline = Date.now() + this.updateWaitMs;
     try {
-      return await handle.executeUpdate(changeTaskUpdate, { args: [{ ...change, actor }] });
+      // Bounded: with no worker running, Temporal holds an Update until one comes back.
+      return await this.client.connection.withDeadline(deadline, () =>
+        handle.executeUpdate(changeTaskUpdate, { args: [{ ...change, actor }] }),
+      );
     } catch (err) {
+      const timedOut = err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError;
+      if (timedOut && Date.now() >= deadline)
+        throw new ServiceUnavailableError(
+          'No worker decided the change in time (are the workers running?). It may still be applied once they are back: read the task before sending it again.',
+        );
       if (err instanceof WorkflowNotFoundError) {
         // The workflow has ended (the task is final): field edits still apply, transitions are refused.
         const result = await this.tasks.applyChange(id, change, actor);

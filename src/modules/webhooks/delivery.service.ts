@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { refusedData } from '../../db/refused-data.js';
 import { newId } from '../../lib/ids.js';
+import { storableText } from '../../lib/text.js';
 import type { Logger } from '../../lib/logger.js';
 import { publicOutboundError } from '../../lib/outbound/public-error.js';
 import { outboundRequest } from '../../lib/outbound/http-client.js';
@@ -80,41 +81,65 @@ export class DeliveryService {
    * idempotently: a retried fan-out finds the deliveries the first one made.
    */
   async fanOut(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
-    return this.em.transactional(async (em) => {
-      const event = await em.findOneOrFail(Event, { id: eventId });
-      const webhooks = await em.find(Webhook, {
-        organisationId: event.organisationId,
-        status: 'active',
-        ...(onlyWebhookId ? { id: onlyWebhookId } : {}),
-      });
-      const targets: { target: string; url: string; webhookId: string | null; analysisId: string | null }[] = webhooks
-        .filter((w) => onlyWebhookId || w.events.includes('*') || w.events.includes(event.type))
-        .map((w) => ({ target: `webhook:${w.id}`, url: w.url, webhookId: w.id, analysisId: null }));
-      if (event.analysisId && !onlyWebhookId) {
-        const analysis = await em.findOne(Analysis, { id: event.analysisId });
-        if (analysis?.callbackUrl && analysis.callbackSecret)
-          targets.push({ target: 'callback', url: analysis.callbackUrl, webhookId: null, analysisId: analysis.id });
-      }
-      for (const t of targets) {
-        await sql(
-          em,
-          `insert into deliveries (id, organisation_id, event_id, event_type, webhook_id, analysis_id, target, url, status, attempt_count, created_at, updated_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now()) on conflict (event_id, target) do nothing`,
-          [newId('delivery'), event.organisationId, event.id, event.type, t.webhookId, t.analysisId, t.target, t.url],
-        );
-      }
-      const rows = await sql<{ id: string; organisation_id: string; webhook_id: string | null; event_type: string }>(
-        em,
-        `select id, organisation_id, webhook_id, event_type from deliveries where event_id = ? ${onlyWebhookId ? 'and webhook_id = ?' : ''} order by id`,
-        onlyWebhookId ? [event.id, onlyWebhookId] : [event.id],
+    // Three statements and no transaction around them: the targets, one insert (one statement, so
+    // one commit, and its conflict target makes a repeat or a racing dispatcher a no-op), then the
+    // deliveries read back in a fresh snapshot, which sees a racing dispatcher's rows too. It was a
+    // transaction of six or more round trips, on the path every analysis.completed webhook waits on.
+    const targets = await sql<{
+      organisation_id: string;
+      type: string;
+      target: string | null;
+      url: string | null;
+      webhook_id: string | null;
+      analysis_id: string | null;
+    }>(
+      this.em,
+      `select e.organisation_id, e.type, t.target, t.url, t.webhook_id, t.analysis_id
+         from events e
+         left join lateral (
+           select 'webhook:' || w.id as target, w.url, w.id as webhook_id, null::varchar as analysis_id
+             from webhooks w
+            where w.organisation_id = e.organisation_id and w.status = 'active'
+              and ${onlyWebhookId ? 'w.id = ?' : `(w.events @> '["*"]'::jsonb or w.events @> jsonb_build_array(e.type))`}
+           union all
+           select 'callback', a.callback_url, null, a.id
+             from analyses a
+            where ? and a.id = e.analysis_id and a.callback_url is not null and a.callback_secret is not null
+         ) t on true
+        where e.id = ?`,
+      [...(onlyWebhookId ? [onlyWebhookId] : []), !onlyWebhookId, eventId],
+    );
+    const event = targets[0];
+    if (!event) throw new Error(`event ${eventId} not found`);
+    const rows = targets.filter((t) => t.target !== null);
+    if (rows.length > 0)
+      await sql(
+        this.em,
+        `insert into deliveries (id, organisation_id, event_id, event_type, webhook_id, analysis_id, target, url, status, attempt_count, created_at, updated_at)
+         values ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now())").join(', ')}
+         on conflict (event_id, target) do nothing`,
+        rows.flatMap((t) => [
+          newId('delivery'),
+          event.organisation_id,
+          eventId,
+          event.type,
+          t.webhook_id,
+          t.analysis_id,
+          t.target,
+          t.url,
+        ]),
       );
-      return rows.map((r) => ({
-        id: r.id,
-        organisationId: r.organisation_id,
-        webhookId: r.webhook_id,
-        eventType: r.event_type,
-      }));
-    });
+    const found = await sql<{ id: string; organisation_id: string; webhook_id: string | null; event_type: string }>(
+      this.em,
+      `select id, organisation_id, webhook_id, event_type from deliveries where event_id = ? ${onlyWebhookId ? 'and webhook_id = ?' : ''} order by id`,
+      onlyWebhookId ? [eventId, onlyWebhookId] : [eventId],
+    );
+    return found.map((r) => ({
+      id: r.id,
+      organisationId: r.organisation_id,
+      webhookId: r.webhook_id,
+      eventType: r.event_type,
+    }));
   }
 
   /**
@@ -199,7 +224,9 @@ export class DeliveryService {
         allowPrivate: opts.allowPrivate,
       });
       status = res.status;
-      excerpt = res.body.toString('utf8');
+      // Kept as the receiver sent it, except what PostgreSQL cannot hold (a binary body's NUL bytes):
+      // recording this answer must not fail, or the retry would POST an acknowledged delivery again.
+      excerpt = storableText(res.body.toString('utf8'));
       if (status === 429 || status === 503) retryAfter = retryAfterMs(res.headers['retry-after']);
     } catch (err) {
       error = publicOutboundError(err);

@@ -20,6 +20,8 @@ export class EventDispatcher {
     private readonly client: Client,
     private readonly queues: TaskQueues,
     private readonly retryDelaysMs: number[],
+    /** The client shares its connection with this process's workers (temporal/client.ts). */
+    private readonly eagerStarts: boolean,
   ) {}
 
   async dispatch(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
@@ -37,6 +39,8 @@ export class EventDispatcher {
         taskQueue: this.queues.deliveries,
         args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs }],
         workflowIdReusePolicy: reuse,
+        // In the worker process, the delivery's first workflow task comes back with the start.
+        ...(this.eagerStarts ? { requestEagerStart: true } : {}),
         typedSearchAttributes: [
           { key: SA.organisationId, value: ref.organisationId },
           { key: SA.deliveryId, value: ref.id },

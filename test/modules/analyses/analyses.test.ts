@@ -8,7 +8,10 @@ import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.j
 import { waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 
-/** Width 100: a coke shelf; width 120: pepsi on sale; any other width: nothing. */
+/**
+ * Width 100: a coke shelf; width 120: pepsi on sale; width 130: a product whose text holds what
+ * PostgreSQL refuses (a model's answer can); any other width: nothing.
+ */
 const recognizer = new ScriptedRecognizer(({ width, runIndex }) => {
   if (width === 100) {
     return [
@@ -52,6 +55,17 @@ const recognizer = new ScriptedRecognizer(({ width, runIndex }) => {
       }),
     ];
   }
+  if (width === 130) {
+    return [
+      product({
+        brand: 'Nul\u0000Brand',
+        description: 'Half a pair \ud83d here',
+        sku: 'SKU\u0000X',
+        units: 1,
+        confidenceScore: 0.5,
+      }),
+    ];
+  }
   return [];
 });
 
@@ -73,6 +87,7 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     host = await startImageHost({
       '/coke.png': { body: await pngOfWidth(100) },
       '/pepsi.png': { body: await pngOfWidth(120) },
+      '/unstorable.png': { body: await pngOfWidth(130) },
       '/empty.png': { body: await pngOfWidth(50) },
       '/page.html': { type: 'text/html', body: '<html>not an image</html>' },
       '/broken.png': { body: Buffer.from('\x89PNG\r\n\x1a\n garbage') },
@@ -187,6 +202,21 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     assert.equal(pepsi.discountedPrice, 1);
     assert.equal(pepsi.confidence, 'medium');
     assert.equal(a.totalValue, 5);
+  });
+
+  it('keeps a product whose text PostgreSQL refuses as sent: NUL left out, a lone surrogate as U+FFFD, such an identifier dropped', async () => {
+    // Before, the products insert was refused and the analysis failed (RESULT_NOT_STORABLE) for
+    // what one field of one product held.
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/unstorable.png') },
+    });
+    const a = await final(res.body.data.id);
+    assert.equal(a.status, 'completed');
+    assert.equal(a.products.length, 1);
+    assert.equal(a.products[0].brand, 'NulBrand');
+    assert.equal(a.products[0].description, 'Half a pair \ufffd here');
+    assert.equal(a.products[0].sku, null);
   });
 
   for (const [path, code] of [

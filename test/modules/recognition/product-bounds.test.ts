@@ -51,6 +51,17 @@ describe('boundProduct (any engine, before the products insert)', () => {
     assert.equal(boundProduct(product({ units: 0.2 })).units, 1);
   });
 
+  it('makes text storable (NUL left out, a lone surrogate as U+FFFD) and drops an identifier holding either', () => {
+    const p = boundProduct(
+      product({ brand: 'A\u0000B', description: 'd\ud83d', sizeUnit: 'm\u0000l', upc: '123\u0000', sku: 'S\udc00' }),
+    );
+    assert.equal(p.brand, 'AB');
+    assert.equal(p.description, 'd\ufffd');
+    assert.equal(p.sizeUnit, 'ml');
+    assert.equal(p.upc, null);
+    assert.equal(p.sku, null);
+  });
+
   it("the limits are the columns' own (read from the entity metadata), so a column change cannot leave them behind", async () => {
     const orm = await initORM(process.env.DATABASE_URL!);
     try {

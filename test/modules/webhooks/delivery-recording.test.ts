@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -24,6 +24,42 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
   let stopWorkers: () => Promise<void>;
   /** Closed in after(), so a failed assertion cannot leave one holding the test process open. */
   const receivers: Server[] = [];
+
+  /** A receiver answering as `handler` does, a webhook on it for every event, and its test delivery. */
+  async function testDelivery(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+    const receiver: Server = createServer(handler);
+    receivers.push(receiver);
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events: ['*'] } });
+    assert.equal(hook.status, 201);
+    const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
+    return test.body.data.deliveryId as string;
+  }
+
+  /** The same, with a receiver that counts its POSTs and answers each 200 with `body`. */
+  async function countedDelivery(body: string | Buffer, headers: Record<string, string> = {}) {
+    let posts = 0;
+    const deliveryId = await testDelivery((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posts++;
+        res.writeHead(200, headers).end(body);
+      });
+    });
+    return { deliveryId, posts: () => posts };
+  }
+
+  /** One row, read on a connection of its own (the test's database may have refused the API's). */
+  async function oneRow<T extends pg.QueryResultRow>(query: string, params: unknown[]): Promise<T> {
+    const db = new pg.Client({ connectionString: api.runtime.config.DATABASE_URL });
+    await db.connect();
+    try {
+      return (await db.query<T>(query, params)).rows[0]!;
+    } finally {
+      await db.end();
+    }
+  }
 
   before(async () => {
     const serverUrl = process.env.DATABASE_URL!;
@@ -55,7 +91,7 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
 
   it('is recorded once the database is back, and not POSTed again', async () => {
     const received: string[] = [];
-    const receiver: Server = createServer((req, res) => {
+    const deliveryId = await testDelivery((req, res) => {
       req.resume();
       req.on('end', () => {
         received.push(String(req.headers['x-service-delivery']));
@@ -71,58 +107,30 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
         })();
       });
     });
-    receivers.push(receiver);
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events: ['*'] } });
-    assert.equal(hook.status, 201);
-    const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
-    const deliveryId = test.body.data.deliveryId as string;
 
     const workflow = api.runtime.temporal.client.workflow.getHandle(deliveryId);
     const progress = (await workflow.result()) as { status: string; attempts: number };
     assert.equal(progress.status, 'succeeded');
     assert.deepEqual(received, [deliveryId], 'one POST: the answered attempt was not made again');
-    const db = new pg.Client({ connectionString: api.runtime.config.DATABASE_URL });
-    await db.connect();
-    const [row] = (
-      await db.query<{ status: string; attempt_count: number }>(
-        `select status, attempt_count from deliveries where id = $1`,
-        [deliveryId],
-      )
-    ).rows;
-    await db.end();
-    assert.equal(row!.status, 'succeeded');
-    assert.equal(row!.attempt_count, 1);
+    const row = await oneRow<{ status: string; attempt_count: number }>(
+      `select status, attempt_count from deliveries where id = $1`,
+      [deliveryId],
+    );
+    assert.equal(row.status, 'succeeded');
+    assert.equal(row.attempt_count, 1);
   });
 
   it('a retried attempt of a delivery it already finished answers from the record and does not POST again', async () => {
     // Found by `npm run soak` too: a Temporal server killed just after an attempt recorded its 2xx
     // loses the activity's completion; Temporal runs the activity again, which POSTed again.
-    let posts = 0;
-    const receiver: Server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        posts++;
-        res.writeHead(200).end('ok');
-      });
-    });
-    receivers.push(receiver);
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const hook = await api.request('POST', '/webhooks', { key: org.keys.admin, body: { url, events: ['*'] } });
-    const test = await api.request('POST', `/webhooks/${hook.body.data.id}/test`, { key: org.keys.admin });
-    const deliveryId = test.body.data.deliveryId as string;
+    const { deliveryId, posts } = await countedDelivery('ok');
     await api.runtime.temporal.client.workflow.getHandle(deliveryId).result();
-    assert.equal(posts, 1);
+    assert.equal(posts(), 1);
     // The attempt that POSTed is not always the first: an attempt that failed before reaching the
     // receiver (a pooled connection the test above ended, on a loaded machine) counts too.
-    const db = new pg.Client({ connectionString: api.runtime.config.DATABASE_URL });
-    await db.connect();
-    const [row] = (
-      await db.query<{ attempt_count: number }>(`select attempt_count from deliveries where id = $1`, [deliveryId])
-    ).rows;
-    await db.end();
+    const row = await oneRow<{ attempt_count: number }>(`select attempt_count from deliveries where id = $1`, [
+      deliveryId,
+    ]);
 
     // What the activity's retry runs: the same call, on a delivery its first run finished.
     const { config } = api.runtime;
@@ -132,7 +140,24 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
       allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
     });
-    assert.deepEqual(again, { outcome: 'succeeded', attempt: row!.attempt_count, status: 200 });
-    assert.equal(posts, 1, 'not POSTed again');
+    assert.deepEqual(again, { outcome: 'succeeded', attempt: row.attempt_count, status: 200 });
+    assert.equal(posts(), 1, 'not POSTed again');
+  });
+
+  it('a 2xx whose body holds a NUL byte (PostgreSQL text refuses it) is recorded as delivered, the byte left out of the excerpt', async () => {
+    // The excerpt is the receiver's bytes as text; a binary answer (a gzip body, a framework's
+    // debug page) made its insert fail for good: delivered, yet recorded pending, its workflow stuck.
+    const { deliveryId, posts } = await countedDelivery(Buffer.from('ok\u0000bin\u0000', 'utf8'), {
+      'content-type': 'application/octet-stream',
+    });
+    const progress = (await api.runtime.temporal.client.workflow.getHandle(deliveryId).result()) as { status: string };
+    assert.equal(progress.status, 'succeeded');
+    assert.equal(posts(), 1);
+    const attempt = await oneRow<{ response_excerpt: string; succeeded: boolean }>(
+      `select response_excerpt, succeeded from delivery_attempts where delivery_id = $1`,
+      [deliveryId],
+    );
+    assert.equal(attempt.succeeded, true);
+    assert.equal(attempt.response_excerpt, 'okbin');
   });
 });

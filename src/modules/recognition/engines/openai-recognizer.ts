@@ -2,7 +2,15 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { FIXTURE_TYPES, SHELF_POSITIONS, SHELF_SECTIONS } from '../../products/product.entity.js';
-import { boundCurrency, boundIdentifier, boundPrice, boundScore, boundText, boundUnits } from '../product-bounds.js';
+import {
+  boundCurrency,
+  boundIdentifier,
+  boundPrice,
+  boundScore,
+  boundLongText,
+  boundText,
+  boundUnits,
+} from '../product-bounds.js';
 import {
   RecognitionRejectedError,
   type CatalogueEntry,
@@ -95,7 +103,7 @@ export const RESPONSE_SCHEMA = {
 // currency that is no ISO code keeps the rest of the answer, where refusing it would lose it all.
 const productSchema = z.object({
   brand: z.string().nullable().transform(boundText),
-  description: z.string().nullable(),
+  description: z.string().nullable().transform(boundLongText),
   // A model may report 2.0 or 0 facings for a product it plainly sees; a whole unit is what is meant.
   units: z.number().transform(boundUnits),
   upc: z.string().nullable().transform(boundIdentifier),

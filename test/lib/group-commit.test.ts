@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GroupCommit } from '../../src/lib/group-commit.js';
+
+describe('GroupCommit', () => {
+  it('groups what arrives during a commit into the next one', async () => {
+    const groups: string[][] = [];
+    const commit = new GroupCommit<string, string>(async (_key, items) => {
+      groups.push(items);
+      await new Promise((r) => setTimeout(r, 20));
+      return items.map((i) => i.toUpperCase());
+    });
+    const answers = await Promise.all(['a', 'b', 'c'].map((i) => commit.submit('org', i)));
+    assert.deepEqual(answers, ['A', 'B', 'C']);
+    assert.deepEqual(groups, [['a'], ['b', 'c']]);
+  });
+
+  it('a group whose commit throws because of one item: the others are committed on their own, only that item fails', async () => {
+    // Found by sending a request the database refused among others of the same organisation: the
+    // refusal rolled back the shared transaction and every request in the group answered 500.
+    const groups: string[][] = [];
+    const commit = new GroupCommit<string, string>(async (_key, items) => {
+      groups.push(items);
+      await new Promise((r) => setTimeout(r, 20));
+      if (items.includes('bad')) throw new Error('refused: bad');
+      return items.map((i) => i.toUpperCase());
+    });
+    const settled = await Promise.allSettled(['a', 'b', 'bad', 'c'].map((i) => commit.submit('org', i)));
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+      ['A', 'B', 'refused: bad', 'C'],
+    );
+    assert.deepEqual(groups, [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+  });
+});
