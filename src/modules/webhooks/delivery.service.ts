@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SealedString } from '../../db/sealed-string-type.js';
 import { sql } from '../../db/sql.js';
 import { refusedData } from '../../db/refused-data.js';
 import { newId } from '../../lib/ids.js';
@@ -7,11 +8,8 @@ import type { Logger } from '../../lib/logger.js';
 import { publicOutboundError } from '../../lib/outbound/public-error.js';
 import { outboundRequest } from '../../lib/outbound/http-client.js';
 import type { AlertService } from '../alerts/alert.service.js';
-import { Analysis } from '../analyses/analysis.entity.js';
-import { Event } from '../events/event.entity.js';
-import { Delivery, DeliveryAttempt } from './delivery.entity.js';
+import { Delivery } from './delivery.entity.js';
 import { signatureHeader } from './signature.js';
-import { Webhook } from './webhook.entity.js';
 import { metrics, statusClass } from '../../lib/metrics.js';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
@@ -68,6 +66,38 @@ async function recordPersistently<T>(
     }
   }
 }
+
+/** What an attempt's one claiming statement reads (attemptOnce). */
+type Claim = {
+  id: string;
+  attempt_count: number;
+  webhook_id: string | null;
+  url: string | null;
+  event_type: string | null;
+  event_data: unknown;
+  event_created_at: Date | string | null;
+  webhook_status: string | null;
+  webhook_url: string | null;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
+  callback_secret: string | null;
+};
+
+/** A secret column read by SQL rather than through its entity: opened as the entity would (SealedString). */
+const sealed = new SealedString();
+const opened = (value: string | null): string | null => sealed.convertToJSValue(value);
+
+/** An attempt's row; idempotent, so recording it again (recordPersistently) changes nothing. */
+const RECORD_ATTEMPT = `insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt, succeeded)
+  values (?, ?, ?, ?, ?, ?, ?, ?)
+  on conflict (delivery_id, attempt) do update set started_at = excluded.started_at, duration_ms = excluded.duration_ms,
+    status_code = excluded.status_code, error = excluded.error, response_excerpt = excluded.response_excerpt,
+    succeeded = excluded.succeeded`;
+
+/** A delivery finished: its status, its last status code (kept if none), no further attempt. */
+const FINISH = `update deliveries set status = ?, last_status_code = coalesce(?, last_status_code), next_attempt_at = null,
+  completed_at = now(), updated_at = now() where id = ?`;
 
 export class DeliveryService {
   constructor(
@@ -171,33 +201,51 @@ export class DeliveryService {
     opts: DeliveryOptions,
   ): Promise<AttemptOutcome | typeof ALREADY_FINISHED> {
     const em = this.em;
-    const delivery = await em.findOneOrFail(Delivery, { id: deliveryId });
-    // Only a pending delivery is attempted. A finished one means this is a retry of an attempt that
+    // One statement claims the attempt number and reads all the attempt needs (event, endpoint,
+    // secrets): it was four round trips before the POST, on the path every webhook waits on. Only
+    // a pending delivery is claimed. A finished one means this is a retry of an attempt that
     // recorded its outcome but could not report it (the Temporal server restarted, or the worker
     // died, just after): POSTing again would repeat a delivery already acknowledged.
-    if (delivery.status !== 'pending') return ALREADY_FINISHED;
-    const webhook = delivery.webhookId ? await em.findOne(Webhook, { id: delivery.webhookId }) : null;
-    const [claimed] = await sql<{ attempt_count: number }>(
+    const [claim] = await sql<Claim>(
       em,
-      `update deliveries set attempt_count = attempt_count + 1, updated_at = now() where id = ? returning attempt_count`,
+      `with claimed as (
+         update deliveries set attempt_count = attempt_count + 1, updated_at = now()
+          where id = ? and status = 'pending'
+         returning id, attempt_count, webhook_id, analysis_id, url, event_id
+       )
+       select c.id, c.attempt_count, c.webhook_id, c.url,
+              e.type as event_type, e.data as event_data, e.created_at as event_created_at,
+              w.status as webhook_status, w.url as webhook_url,
+              w.secret, w.previous_secret, w.previous_secret_expires_at, a.callback_secret
+         from claimed c
+         left join events e on e.id = c.event_id
+         left join webhooks w on w.id = c.webhook_id
+         left join analyses a on a.id = c.analysis_id and c.webhook_id is null`,
       [deliveryId],
     );
-    const attempt = claimed!.attempt_count;
-    if (delivery.webhookId && (!webhook || webhook.status !== 'active')) {
+    if (!claim) return ALREADY_FINISHED;
+    const attempt = claim.attempt_count;
+    if (claim.webhook_id && claim.webhook_status !== 'active') {
       await this.finish(deliveryId, 'failed', null);
       return { outcome: 'abandoned', attempt, status: null };
     }
-    const event = await em.findOneOrFail(Event, { id: delivery.eventId });
+    if (claim.event_type === null) throw new Error(`event of delivery ${deliveryId} not found`);
     const secrets: string[] = [];
-    if (webhook) {
-      secrets.push(webhook.secret);
-      if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > new Date())
-        secrets.push(webhook.previousSecret);
+    if (claim.webhook_id) {
+      secrets.push(opened(claim.secret)!);
+      const previous = opened(claim.previous_secret);
+      if (previous && claim.previous_secret_expires_at && new Date(claim.previous_secret_expires_at) > new Date())
+        secrets.push(previous);
     } else {
-      const analysis = await em.findOneOrFail(Analysis, { id: delivery.analysisId! });
-      secrets.push(analysis.callbackSecret!);
+      const callbackSecret = opened(claim.callback_secret);
+      if (!callbackSecret) throw new Error(`callback secret of delivery ${deliveryId} not found`);
+      secrets.push(callbackSecret);
     }
-    const body = deliveryBody(event, delivery.webhookId ?? null);
+    const eventType = claim.event_type;
+    const body = deliveryBody(
+      { type: eventType, data: claim.event_data, createdAt: new Date(claim.event_created_at!) },
+      claim.webhook_id,
+    );
     const t = Math.floor(Date.now() / 1000);
     const started = new Date();
     let status: number | null = null;
@@ -207,15 +255,15 @@ export class DeliveryService {
     try {
       // The endpoint's URL now, not when the delivery was created: a changed URL takes effect at the
       // next attempt (retries and redeliveries included). Callbacks keep their analysis' URL.
-      const res = await outboundRequest(webhook ? webhook.url : delivery.url, {
+      const res = await outboundRequest((claim.webhook_id ? claim.webhook_url : claim.url)!, {
         method: 'POST',
         body,
         headers: {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
           'x-service-signature': signatureHeader(secrets, t, body),
-          'x-service-event': event.type,
-          'x-service-delivery': delivery.id,
+          'x-service-event': eventType,
+          'x-service-delivery': deliveryId,
         },
         timeoutMs: opts.timeoutMs,
         maxBytes: EXCERPT_BYTES,
@@ -233,40 +281,38 @@ export class DeliveryService {
       this.logger?.warn({ err, deliveryId }, 'delivery attempt failed before an answer');
     }
     const ok = status !== null && status >= 200 && status < 300;
-    const durationMs = Date.now() - started.getTime();
+    const row = [deliveryId, attempt, started, Date.now() - started.getTime(), status, error, excerpt, ok];
+    const webhookId = claim.webhook_id;
     // The receiver has answered: from here on a failure of ours must not make the activity fail, or
     // its retry would POST again and a 2xx already given would be followed by a second delivery.
     return recordPersistently(deliveryId, this.logger, async (): Promise<AttemptOutcome> => {
-      await em.upsert(DeliveryAttempt, {
-        deliveryId,
-        attempt,
-        startedAt: started,
-        durationMs,
-        statusCode: status,
-        error,
-        responseExcerpt: excerpt,
-        succeeded: ok,
-      });
-
       if (ok) {
-        await this.finish(deliveryId, 'succeeded', status);
-        if (webhook) await sql(em, `update webhooks set failing_since = null where id = ?`, [webhook.id]);
+        // The common case in one statement, so one commit: the attempt, the delivery finished, the
+        // endpoint's failing run (if any) ended.
+        await sql(
+          em,
+          `with attempt as (${RECORD_ATTEMPT}),
+                finished as (${FINISH} returning id)
+           update webhooks set failing_since = null where id = ? and failing_since is not null`,
+          [...row, 'succeeded', status, deliveryId, webhookId],
+        );
         return { outcome: 'succeeded', attempt, status: status! };
       }
+      await sql(em, RECORD_ATTEMPT, row);
       if (status === 410) {
         await this.finish(deliveryId, 'failed', status);
-        if (webhook) await this.disable(webhook.id, 'endpoint answered 410 Gone');
+        if (webhookId) await this.disable(webhookId, 'endpoint answered 410 Gone');
         return { outcome: 'gone', attempt, status };
       }
-      if (webhook) {
-        const [row] = await sql<{ failing_since: Date }>(
+      if (webhookId) {
+        const [failing] = await sql<{ failing_since: Date }>(
           em,
           `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
-          [webhook.id],
+          [webhookId],
         );
-        if (row && Date.now() - new Date(row.failing_since).getTime() >= opts.disableAfterMs) {
+        if (failing && Date.now() - new Date(failing.failing_since).getTime() >= opts.disableAfterMs) {
           await this.finish(deliveryId, 'failed', status);
-          await this.disable(webhook.id, 'every delivery failed for 5 days');
+          await this.disable(webhookId, 'every delivery failed for 5 days');
           return { outcome: 'abandoned', attempt, status };
         }
       }
@@ -285,11 +331,7 @@ export class DeliveryService {
   }
 
   private async finish(deliveryId: string, status: 'succeeded' | 'failed', code: number | null) {
-    await sql(
-      this.em,
-      `update deliveries set status = ?, last_status_code = coalesce(?, last_status_code), next_attempt_at = null, completed_at = now(), updated_at = now() where id = ?`,
-      [status, code, deliveryId],
-    );
+    await sql(this.em, FINISH, [status, code, deliveryId]);
   }
 
   private async disable(webhookId: string, reason: string) {
