@@ -37,6 +37,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Owned by root: the process below cannot change its own code. dist/workflow-bundle.js is the
 # prebuilt workflow bundle the worker loads instead of bundling at start.
 COPY --from=build /app/dist dist
+# The local recognizer's default OCR model (models/tesseract/eng-fast/README.md), found from the app root.
+COPY models models
 
 USER node
 

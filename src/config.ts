@@ -53,6 +53,8 @@ const schema = z.object({
     .min(1)
     .max(64)
     .default(() => availableParallelism()),
+  // The local recognizer's OCR model (ocr-pool.ts): `fast` (tessdata_fast, the default) or `best`.
+  OCR_MODEL: z.enum(['fast', 'best']).default('fast'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   // How old an unconfirmed start must be before the relay makes it (the API's own start goes first).
   OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(500).default(10_000),

@@ -1,4 +1,4 @@
-// `npm run bench:recognition -- [--images test/fixtures/synthetic-shelves] [--photos 24]`
+// `[OCR_MODEL=best] npm run bench:recognition -- [--images test/fixtures/synthetic-shelves] [--photos 24]`
 // Recognition throughput of the `local` recognizer's thread pool, in one run: the same photos read
 // by a pool of one thread in a process pinned to one core (`taskset -c 0`), then by a pool of one
 // thread per core in an unpinned process kept full (two photos per thread in flight). Prints photos
@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadShelfPhotos } from '../lib/shelf-photos.js';
+import { OCR_MODELS, type OcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { RecognitionPool } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 const { values } = parseArgs({
@@ -22,12 +23,16 @@ const { values } = parseArgs({
   },
 });
 
+// The OCR model, as the worker takes it (OCR_MODEL: fast, the default, or best); children inherit it.
+const model = (process.env.OCR_MODEL ?? 'fast') as OcrModel;
+if (!OCR_MODELS.includes(model)) throw new Error(`OCR_MODEL: one of ${OCR_MODELS.join(', ')}`);
+
 type Figures = { threads: number; photos: number; seconds: number; secondsPerPhoto: number; peakRssMb: number };
 
 /** One measurement, in this process: `threads` threads kept busy with `photos` photos. */
 async function measure(threads: number, count: number): Promise<Figures> {
   const photos = await loadShelfPhotos(resolve(values.images!));
-  const pool = new RecognitionPool(threads);
+  const pool = new RecognitionPool(threads, model);
   await Promise.all(Array.from({ length: threads }, (_, i) => pool.run(photos[i % photos.length]!)));
   let next = 0;
   const latencies: number[] = [];

@@ -1,4 +1,4 @@
-// `npm run eval -- [--recognizer local] [--images test/fixtures/synthetic-shelves] [--dataset ../shared/datasets] [--report eval-report.json]`
+// `npm run eval -- [--recognizer local] [--model fast|best] [--images test/fixtures/synthetic-shelves] [--dataset ../shared/datasets] [--report eval-report.json]`
 // Measures a recognizer: on a labelled synthetic set, precision/recall/F1 of catalogue items, price,
 // position and facing accuracy, seconds per image; on the real photos in --dataset, price-tag price
 // accuracy (in the labelled boxes, and the share of tags the label finder finds on its own) and
@@ -12,7 +12,7 @@ import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.j
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
 import { findLabelBoxes } from '../../src/modules/recognition/engines/local/label-finder.js';
 import { decodePhoto } from '../../src/modules/recognition/engines/local/photo.js';
-import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { OCR_MODELS, OcrPool, type OcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
 import { createRecognizer, type CatalogueEntry } from '../../src/modules/recognition/recognizer.js';
 
@@ -23,13 +23,20 @@ const { values } = parseArgs({
     dataset: { type: 'string' },
     report: { type: 'string', default: 'eval-report.json' },
     limit: { type: 'string' },
+    // The local recognizer's OCR model (OCR_MODEL): fast (the default) or best.
+    model: { type: 'string', default: process.env.OCR_MODEL ?? 'fast' },
   },
 });
+if (!(OCR_MODELS as readonly string[]).includes(values.model))
+  throw new Error(`--model: one of ${OCR_MODELS.join(', ')}`);
+const model = values.model as OcrModel;
+// The recognizer made below reads its model from the configuration, as the worker does.
+process.env.OCR_MODEL = model;
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
-const report: Record<string, unknown> = { recognizer: values.recognizer, date: new Date().toISOString() };
+const report: Record<string, unknown> = { recognizer: values.recognizer, model, date: new Date().toISOString() };
 
 type Box = { x0: number; y0: number; x1: number; y1: number };
 function iou(a: Box, b: Box): number {
@@ -171,7 +178,7 @@ if (values.images && existsSync(values.images)) {
 // 2. Real photos (read in place, never copied): price tags on shelves, and barcode close-ups.
 if (values.dataset) {
   const root = resolve(values.dataset);
-  const ocr = new OcrPool(1);
+  const ocr = new OcrPool(1, model);
   const tagsCsv = join(root, 'real-shelf-price-tags', 'price_boxes_gt.csv');
   if (existsSync(tagsCsv)) {
     const rows = readFileSync(tagsCsv, 'utf8')

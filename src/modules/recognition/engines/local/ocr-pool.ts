@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createScheduler, createWorker, OEM, PSM, type Scheduler } from 'tesseract.js';
 
 const require = createRequire(import.meta.url);
@@ -8,8 +10,31 @@ export type Box = { x0: number; y0: number; x1: number; y1: number };
 export type OcrWord = { text: string; confidence: number; bbox: Box };
 export type OcrLine = { text: string; confidence: number; bbox: Box; words: OcrWord[] };
 
-/** The traineddata shipped in @tesseract.js-data/eng: no download, ever. */
-const LANG_PATH = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+/**
+ * The English OCR models, both on disk (no download, ever). `fast`, the default: tessdata_fast's
+ * smaller LSTM, kept in the repository (models/tesseract/eng-fast/README.md says where it comes
+ * from), about a third less time per photo for the same results on every set we measure
+ * (docs/performance.md). `best`: the integer `best` model of @tesseract.js-data/eng, the one used
+ * before.
+ */
+export const OCR_MODELS = ['fast', 'best'] as const;
+export type OcrModel = (typeof OCR_MODELS)[number];
+
+/** The app's root: the nearest directory above this module with a package.json (the checkout, or /app in the image). */
+function appRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('the app root (package.json) was not found above ocr-pool');
+    dir = up;
+  }
+  return dir;
+}
+
+function langPath(model: OcrModel): string {
+  if (model === 'best') return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+  return join(appRoot(), 'models', 'tesseract', 'eng-fast');
+}
 
 /**
  * One long-lived pool of tesseract workers per process. Creating a worker costs a second and
@@ -19,7 +44,10 @@ export class OcrPool {
   private scheduler: Scheduler | undefined;
   private starting: Promise<Scheduler> | undefined;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly model: OcrModel = 'fast',
+  ) {}
 
   private async start(): Promise<Scheduler> {
     const scheduler = createScheduler();
@@ -29,7 +57,7 @@ export class OcrPool {
       const worker = await createWorker(
         'eng',
         OEM.LSTM_ONLY,
-        { langPath: LANG_PATH, cacheMethod: 'none', gzip: true },
+        { langPath: langPath(this.model), cacheMethod: 'none', gzip: true },
         { load_system_dawg: '0', load_freq_dawg: '0' } as never,
       );
       await worker.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, preserve_interword_spaces: '1' });

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
 import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
+import type { OcrModel } from './ocr-pool.js';
 
 /** What a recognition thread is given: the input without its AbortSignal (which cannot cross threads). */
 export type ThreadTask = {
@@ -10,6 +11,9 @@ export type ThreadTask = {
   catalogue: CatalogueEntry[];
   runIndex: number;
 };
+
+/** What every thread is started with. */
+export type ThreadData = { model: OcrModel };
 
 // The thread's module next to this one: .ts when running from the sources under tsx (whose loader the
 // threads inherit through execArgv), .js in the compiled dist/.
@@ -32,9 +36,13 @@ const NICE = 10;
 export class RecognitionPool {
   private readonly piscina: Piscina<ThreadTask, RecognizedProduct[]>;
 
-  constructor(readonly size: number) {
+  constructor(
+    readonly size: number,
+    model: OcrModel = 'fast',
+  ) {
     this.piscina = new Piscina({
       filename: threadFile,
+      workerData: { model } satisfies ThreadData,
       minThreads: size,
       maxThreads: size,
       concurrentTasksPerWorker: 1,

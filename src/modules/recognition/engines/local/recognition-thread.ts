@@ -1,12 +1,14 @@
 // The body of a recognition worker thread (see recognition-pool.ts): one LocalRecognizer with its own
 // tesseract worker, kept for the thread's life, so decoding, the pixel loops, barcode decoding and OCR
 // of one photo all run off the process's main thread, and each thread reads one photo at a time.
+import { workerData } from 'piscina';
 import type { RecognizedProduct } from '../../recognizer.js';
 import { LocalRecognizer } from './local-recognizer.js';
 import { OcrPool } from './ocr-pool.js';
-import type { ThreadTask } from './recognition-pool.js';
+import type { ThreadData, ThreadTask } from './recognition-pool.js';
 
-const recognizer = new LocalRecognizer({ ocr: new OcrPool(1) });
+const { model } = workerData as ThreadData;
+const recognizer = new LocalRecognizer({ ocr: new OcrPool(1, model) });
 
 export default function recognize(task: ThreadTask): Promise<RecognizedProduct[]> {
   // Structured clone hands a Buffer over as a plain Uint8Array: view the same bytes as a Buffer again.
