@@ -97,6 +97,10 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   const progress: AnalysisProgress = { stage: 'fetching', passesDone: 0, passesFailed: 0 };
   setHandler(analysisProgressQuery, () => progress);
 
+  // Six attempts, 2 s to 30 s apart: attempts lost to our own trouble (a killed worker, or a Temporal
+  // server that cannot record heartbeats while it restarts) must not fail the photo. Three, 2 and 4 s
+  // apart, were used up by one restart of the server under load (the soak, seed 20261123); six
+  // outlast a minute of it plus six heartbeat timeouts, and still end a photo that can never pass.
   const recognition = proxyActivities<AnalysisActivities>({
     taskQueue: input.recognitionTaskQueue,
     startToCloseTimeout: '5 minutes',
@@ -104,7 +108,8 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     retry: {
       initialInterval: '2 seconds',
       backoffCoefficient: 2,
-      maximumAttempts: 3,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 6,
       nonRetryableErrorTypes: ['RecognitionRejectedError'],
     },
   });

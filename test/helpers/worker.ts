@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime as TemporalRuntime } from '@temporalio/worker';
-import { createActivities } from '../../activities/index.js';
+import { createActivities, type Activities } from '../../activities/index.js';
 import { createWorkers } from '../../workers/create-workers.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import type { Runtime } from '../../src/runtime.js';
@@ -19,18 +19,25 @@ export function uniquePrefix(name: string): string {
 
 /**
  * Real workers (the production workflow bundle and activities) on the test's own task queues, in
- * this process, against the real dev server. The recognizer is the only part a test chooses.
+ * this process, against the real dev server. The recognizer is the only part a test chooses, and
+ * `around` lets a test put its own behaviour around an activity (a lost attempt, say).
  */
-export async function startTestWorkers(runtime: Runtime, recognizer: Recognizer) {
+export async function startTestWorkers(
+  runtime: Runtime,
+  recognizer: Recognizer,
+  around: (activities: Activities) => Activities = (a) => a,
+) {
   quietTemporal();
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
   const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
-  const activities = createActivities({
-    orm: runtime.orm,
-    config: runtime.config,
-    client: runtime.temporal.client,
-    recognizer: async () => recognizer,
-  });
+  const activities = around(
+    createActivities({
+      orm: runtime.orm,
+      config: runtime.config,
+      client: runtime.temporal.client,
+      recognizer: async () => recognizer,
+    }),
+  );
   // The production set of workers (one workflow bundle per test process), with test-sized slots.
   const workers = await createWorkers({
     connection,
