@@ -1,4 +1,12 @@
-import { log, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  log,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import {
   deliveryProgressQuery,
   type DeliveryActivities,
@@ -19,6 +27,22 @@ const { attemptDelivery } = proxyActivities<DeliveryActivities>({
 });
 
 /**
+ * The first attempt, run in the worker that runs this workflow as a local activity: its POST leaves
+ * as soon as the workflow's first task asks for it, without the activity task's trip through the
+ * server (scheduled, matched, polled, started): the step between an analysis finishing and its
+ * webhook arriving. One try: if it throws (our own bookkeeping), the same attempt is made again as an
+ * ordinary activity with the budget above. Same guarantees: the attempt claims only a pending
+ * delivery and records its answer before it returns, as the activity does.
+ */
+const { attemptDelivery: attemptDeliveryHere } = proxyLocalActivities<DeliveryActivities>({
+  startToCloseTimeout: '45 seconds',
+  retry: { maximumAttempts: 1 },
+});
+
+/** Histories made before the local first attempt replay with the activity they recorded. */
+const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
+
+/**
  * One delivery (workflow id = delivery id): attempt, then wait on a durable timer per the retry
  * schedule (or the receiver's Retry-After, if longer), until a 2xx, a 410, a disabled endpoint or
  * the end of the schedule. A killed worker resumes the timer; nothing is lost or sent twice on purpose.
@@ -30,7 +54,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const scheduled = i < input.retryDelaysMs.length ? input.retryDelaysMs[i]! : null;
     let result;
     try {
-      result = await attemptDelivery({ deliveryId: input.deliveryId, nextDelayMs: scheduled });
+      const attempt = { deliveryId: input.deliveryId, nextDelayMs: scheduled };
+      result =
+        i === 0 && patched(LOCAL_FIRST_ATTEMPT)
+          ? await attemptDeliveryHere(attempt).catch((err: unknown) => {
+              log.warn('local first delivery attempt failed; retrying it as an activity', { error: String(err) });
+              return attemptDelivery(attempt);
+            })
+          : await attemptDelivery(attempt);
     } catch (err) {
       // Our side could not record the attempt: the delivery stays pending in the API, the workflow
       // ends marked for an operator (a redelivery starts it again).
