@@ -13,7 +13,7 @@ export type OcrLine = { text: string; confidence: number; bbox: Box; words: OcrW
 /**
  * The English OCR models, both on disk (no download, ever). `fast`, the default: tessdata_fast's
  * smaller LSTM, kept in the repository (models/tesseract/eng-fast/README.md says where it comes
- * from), about a third less time per photo for the same results on every set we measure
+ * from), a fifth to a quarter less time per photo, the same results but one held-out label
  * (docs/performance.md). `best`: the integer `best` model of @tesseract.js-data/eng, the one used
  * before.
  */
