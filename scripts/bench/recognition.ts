@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadShelfPhotos } from '../lib/shelf-photos.js';
-import { OCR_MODELS, type OcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { RecognitionPool } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 const { values } = parseArgs({
@@ -24,8 +24,7 @@ const { values } = parseArgs({
 });
 
 // The OCR model, as the worker takes it (OCR_MODEL: fast, the default, or best); children inherit it.
-const model = (process.env.OCR_MODEL ?? 'fast') as OcrModel;
-if (!OCR_MODELS.includes(model)) throw new Error(`OCR_MODEL: one of ${OCR_MODELS.join(', ')}`);
+const model = parseOcrModel(process.env.OCR_MODEL ?? 'fast', 'OCR_MODEL');
 
 type Figures = { threads: number; photos: number; seconds: number; secondsPerPhoto: number; peakRssMb: number };
 

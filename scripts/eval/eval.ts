@@ -12,7 +12,7 @@ import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.j
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
 import { findLabelBoxes } from '../../src/modules/recognition/engines/local/label-finder.js';
 import { decodePhoto } from '../../src/modules/recognition/engines/local/photo.js';
-import { OCR_MODELS, OcrPool, type OcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { OcrPool, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
 import { createRecognizer, type CatalogueEntry } from '../../src/modules/recognition/recognizer.js';
 
@@ -27,9 +27,7 @@ const { values } = parseArgs({
     model: { type: 'string', default: process.env.OCR_MODEL ?? 'fast' },
   },
 });
-if (!(OCR_MODELS as readonly string[]).includes(values.model))
-  throw new Error(`--model: one of ${OCR_MODELS.join(', ')}`);
-const model = values.model as OcrModel;
+const model = parseOcrModel(values.model, '--model');
 // The recognizer made below reads its model from the configuration, as the worker does.
 process.env.OCR_MODEL = model;
 

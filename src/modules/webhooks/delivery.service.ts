@@ -69,7 +69,6 @@ async function recordPersistently<T>(
 
 /** What an attempt's one claiming statement reads (attemptOnce). */
 type Claim = {
-  id: string;
   attempt_count: number;
   webhook_id: string | null;
   url: string | null;
@@ -211,9 +210,9 @@ export class DeliveryService {
       `with claimed as (
          update deliveries set attempt_count = attempt_count + 1, updated_at = now()
           where id = ? and status = 'pending'
-         returning id, attempt_count, webhook_id, analysis_id, url, event_id
+         returning attempt_count, webhook_id, analysis_id, url, event_id
        )
-       select c.id, c.attempt_count, c.webhook_id, c.url,
+       select c.attempt_count, c.webhook_id, c.url,
               e.type as event_type, e.data as event_data, e.created_at as event_created_at,
               w.status as webhook_status, w.url as webhook_url,
               w.secret, w.previous_secret, w.previous_secret_expires_at, a.callback_secret

@@ -20,6 +20,12 @@ export type OcrLine = { text: string; confidence: number; bbox: Box; words: OcrW
 export const OCR_MODELS = ['fast', 'best'] as const;
 export type OcrModel = (typeof OCR_MODELS)[number];
 
+/** A model named on a command line or in OCR_MODEL, checked (`what` names the source in the error). */
+export function parseOcrModel(value: string, what: string): OcrModel {
+  if (!(OCR_MODELS as readonly string[]).includes(value)) throw new Error(`${what}: one of ${OCR_MODELS.join(', ')}`);
+  return value as OcrModel;
+}
+
 /** The app's root: the nearest directory above this module with a package.json (the checkout, or /app in the image). */
 function appRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
