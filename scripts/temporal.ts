@@ -27,18 +27,28 @@ export function findTemporalCli(log: (msg: string) => void = console.error): str
     if (existsSync(process.env.TEMPORAL_CLI_PATH)) return process.env.TEMPORAL_CLI_PATH;
     throw new Error(`TEMPORAL_CLI_PATH=${process.env.TEMPORAL_CLI_PATH} does not exist`);
   }
-  const found =
-    onPath('temporal') ?? (existsSync(join(CACHE_BIN, 'temporal')) ? join(CACHE_BIN, 'temporal') : undefined);
+  const found = onPath('temporal');
   if (found) return found;
+  return goInstall(CLI_MODULE, 'temporal', log);
+}
+
+/**
+ * `go install module` into our cache once (the Go module proxy is reachable where npm is); returns
+ * the binary's path there, or undefined when there is no Go toolchain or the build fails.
+ */
+export function goInstall(
+  module: string,
+  binary: string,
+  log: (msg: string) => void = console.error,
+): string | undefined {
+  const path = join(CACHE_BIN, binary);
+  if (existsSync(path)) return path;
   if (!onPath('go')) return undefined;
-  log(`Building the Temporal CLI once with 'go install ${CLI_MODULE}' into ${CACHE_BIN} (several minutes)...`);
+  log(`Building ${binary} once with 'go install ${module}' into ${CACHE_BIN}...`);
   mkdirSync(CACHE_BIN, { recursive: true });
-  const result = spawnSync('go', ['install', CLI_MODULE], {
-    env: { ...process.env, GOBIN: CACHE_BIN },
-    stdio: 'inherit',
-  });
-  if (result.status === 0 && existsSync(join(CACHE_BIN, 'temporal'))) return join(CACHE_BIN, 'temporal');
-  log('go install of the Temporal CLI failed.');
+  const result = spawnSync('go', ['install', module], { env: { ...process.env, GOBIN: CACHE_BIN }, stdio: 'inherit' });
+  if (result.status === 0 && existsSync(path)) return path;
+  log(`go install ${module} failed.`);
   return undefined;
 }
 

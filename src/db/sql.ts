@@ -11,3 +11,41 @@ export function sql<T = Record<string, unknown>>(
 ): Promise<T[]> {
   return em.getConnection().execute<T[]>(query, params, 'all', em.getTransactionContext());
 }
+
+type PgClient = {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+};
+type KnexClient = { acquireConnection(): Promise<PgClient>; releaseConnection(c: PgClient): Promise<void> };
+
+/** Statement names by query text: a name per distinct text, the same on every connection. */
+const statementNames = new Map<string, string>();
+
+/**
+ * `sql()` for the hottest statements (the API's key gate and page reads): a named prepared
+ * statement, parsed and planned once per pooled connection, then only bound and run.
+ * `execute()` inlines the values and sends plain text, which PostgreSQL parses and plans on every
+ * call: on the read path that was most of the database's CPU (decisions.md, "Hot reads as prepared
+ * statements"). Only outside a transaction; inside one, it is `sql()`. `?` marks each value, as in
+ * `sql()`; the query must hold no other `?`.
+ */
+export async function preparedSql<T = Record<string, unknown>>(
+  em: EntityManager,
+  query: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  if (em.getTransactionContext()) return sql<T>(em, query, params);
+  let name = statementNames.get(query);
+  if (!name) {
+    name = `hot_${statementNames.size + 1}`;
+    statementNames.set(query, name);
+  }
+  let n = 0;
+  const text = query.replace(/\?/g, () => `$${++n}`);
+  const knex = em.getConnection().getKnex().client as unknown as KnexClient;
+  const client = await knex.acquireConnection();
+  try {
+    return (await client.query({ name, text, values: params })).rows as T[];
+  } finally {
+    await knex.releaseConnection(client);
+  }
+}

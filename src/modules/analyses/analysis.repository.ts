@@ -1,5 +1,5 @@
 import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
-import { sql } from '../../db/sql.js';
+import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 
@@ -62,7 +62,7 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
     if (filters.externalId) add('external_id = ?', filters.externalId);
     if (filters.placeId) add('place_id = ?', filters.placeId);
     if (page.cursor) add('id < ?', decodeCursor(page.cursor));
-    const rows = await sql<Raw>(
+    const rows = await preparedSql<Raw>(
       this.getEntityManager(),
       `select id, status, total_runs, completed_runs, failed_runs, ${ISO('created_at')} as created_at, external_id, metadata, place_id, task_id,
               ${ISO('completed_at')} as completed_at

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
+import { preparedSql } from '../../db/sql.js';
 import { AuthRequiredError, InvalidApiKeyError } from '../../lib/errors.js';
 import { limitsFor, PLANS, type RateLimitCategory } from '../organisations/plans.js';
 import type { RateLimiter, RateLimitResult } from '../rate-limits/rate-limiter.js';
@@ -84,7 +84,7 @@ export class KeyGate {
       const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
       return { owner, rate: await this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight) };
     }
-    const [row] = await sql<TakeRow>(this.em, `select * from api_key_take(?, ?, ?, ?::jsonb)`, [
+    const [row] = await preparedSql<TakeRow>(this.em, `select * from api_key_take(?, ?, ?, ?::jsonb)`, [
       hash,
       category,
       weight,
