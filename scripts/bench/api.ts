@@ -7,7 +7,7 @@
 // autocannon in this process. Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
 // BENCH_SECONDS (10) sets each read measurement's length; BENCH_TRACE=1 prints three analyses' timelines;
-// BENCH_ONLY=reads stops after the reads.
+// BENCH_ONLY=reads|submissions measures only those.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -152,54 +152,57 @@ function row(measure: string, ours: string, ceiling: string, ratio: string) {
 await load(apiPort, { connections: 8, keys: [readKeys[0]!], amount: 500 });
 await load(barePort, { connections: 8, amount: 500 });
 
-say('reads: one key, 32 connections');
-const bare32 = await load(barePort, { connections: 32 });
-const ours32 = await load(apiPort, { connections: 32, keys: [readKeys[0]!] });
-row(
-  'GET /analyses?limit=50, one key, 32 connections',
-  `${fmt(ours32.rps)} req/s, p50 ${ours32.p50} ms, p99 ${ours32.p99} ms`,
-  `${fmt(bare32.rps)} req/s, p99 ${bare32.p99} ms`,
-  `${fmt((100 * ours32.rps) / bare32.rps, 1)} %`,
-);
+const only = process.env.BENCH_ONLY;
+if (only !== 'submissions') {
+  say('reads: one key, 32 connections');
+  const bare32 = await load(barePort, { connections: 32 });
+  const ours32 = await load(apiPort, { connections: 32, keys: [readKeys[0]!] });
+  row(
+    'GET /analyses?limit=50, one key, 32 connections',
+    `${fmt(ours32.rps)} req/s, p50 ${ours32.p50} ms, p99 ${ours32.p99} ms`,
+    `${fmt(bare32.rps)} req/s, p99 ${bare32.p99} ms`,
+    `${fmt((100 * ours32.rps) / bare32.rps, 1)} %`,
+  );
 
-say('reads: 300 requests/s offered, evenly spaced (vegeta)');
-const paced = (port: number, headers?: Record<string, string>) =>
-  pacedLoad({
-    url: `http://127.0.0.1:${port}/api/v1/analyses?limit=50`,
-    rate: 300,
-    seconds: SECONDS,
-    connections: 32,
-    headers,
-  });
-const bare300 = paced(barePort);
-const ours300 = paced(apiPort, { authorization: `Bearer ${readKeys[0]!}` });
-row(
-  'same, 300 req/s offered (evenly spaced)',
-  `${fmt(ours300.rps)} req/s served, p50 ${fmt(ours300.p50, 1)} ms, p99 ${fmt(ours300.p99, 1)} ms`,
-  `${fmt(bare300.rps)} req/s, p50 ${fmt(bare300.p50, 1)} ms, p99 ${fmt(bare300.p99, 1)} ms`,
-  '',
-);
-// The same rate as autocannon offers it (each second's requests in one burst), as earlier runs measured.
-const bareBurst = await load(barePort, { connections: 32, rate: 300 });
-const oursBurst = await load(apiPort, { connections: 32, rate: 300, keys: [readKeys[0]!] });
-row(
-  'same, 300 req/s in one burst a second (autocannon overallRate)',
-  `p50 ${oursBurst.p50} ms, p99 ${oursBurst.p99} ms`,
-  `p50 ${bareBurst.p50} ms, p99 ${bareBurst.p99} ms`,
-  '',
-);
+  say('reads: 300 requests/s offered, evenly spaced (vegeta)');
+  const paced = (port: number, headers?: Record<string, string>) =>
+    pacedLoad({
+      url: `http://127.0.0.1:${port}/api/v1/analyses?limit=50`,
+      rate: 300,
+      seconds: SECONDS,
+      connections: 32,
+      headers,
+    });
+  const bare300 = paced(barePort);
+  const ours300 = paced(apiPort, { authorization: `Bearer ${readKeys[0]!}` });
+  row(
+    'same, 300 req/s offered (evenly spaced)',
+    `${fmt(ours300.rps)} req/s served, p50 ${fmt(ours300.p50, 1)} ms, p99 ${fmt(ours300.p99, 1)} ms`,
+    `${fmt(bare300.rps)} req/s, p50 ${fmt(bare300.p50, 1)} ms, p99 ${fmt(bare300.p99, 1)} ms`,
+    '',
+  );
+  // The same rate as autocannon offers it (each second's requests in one burst), as earlier runs measured.
+  const bareBurst = await load(barePort, { connections: 32, rate: 300 });
+  const oursBurst = await load(apiPort, { connections: 32, rate: 300, keys: [readKeys[0]!] });
+  row(
+    'same, 300 req/s in one burst a second (autocannon overallRate)',
+    `p50 ${oursBurst.p50} ms, p99 ${oursBurst.p99} ms`,
+    `p50 ${bareBurst.p50} ms, p99 ${bareBurst.p99} ms`,
+    '',
+  );
 
-say('reads: 16 keys in parallel');
-const ours16 = await load(apiPort, { connections: 32, keys: readKeys });
-row(
-  'same, 16 keys in parallel',
-  `${fmt(ours16.rps)} req/s, p99 ${ours16.p99} ms`,
-  `${fmt(bare32.rps)} req/s`,
-  `${fmt((100 * ours16.rps) / bare32.rps, 1)} %`,
-);
+  say('reads: 16 keys in parallel');
+  const ours16 = await load(apiPort, { connections: 32, keys: readKeys });
+  row(
+    'same, 16 keys in parallel',
+    `${fmt(ours16.rps)} req/s, p99 ${ours16.p99} ms`,
+    `${fmt(bare32.rps)} req/s`,
+    `${fmt((100 * ours16.rps) / bare32.rps, 1)} %`,
+  );
+}
 
-// BENCH_ONLY=reads: the read rows alone (a minute), for working on the read path.
-if (process.env.BENCH_ONLY === 'reads') await finish();
+// BENCH_ONLY=reads or =submissions: those rows alone (a minute each), for working on one path.
+if (only === 'reads') await finish();
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 600);
 say(
@@ -260,6 +263,8 @@ row(
   `raw Temporal starts, 20 concurrent: ${fmt(rawPerSecond)} /s`,
   `${fmt((100 * submits.rps) / rawPerSecond, 1)} %`,
 );
+
+if (only === 'submissions') await finish();
 
 say('a 200-image batch');
 const images = Array.from({ length: 200 }, (_, i) => ({ imageUrl: `https://images.example.com/batch-${i}.jpg` }));
