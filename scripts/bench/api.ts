@@ -219,7 +219,7 @@ await load(apiPort, {
 });
 const submitsFrom = new Date();
 const ts = performance.now();
-const submits = await load(apiPort, {
+const submitted20 = await load(apiPort, {
   connections: 20,
   method: 'POST',
   path: '/api/v1/analyses',
@@ -227,6 +227,8 @@ const submits = await load(apiPort, {
   keys: [writeKey],
   amount: SUBMISSIONS,
 });
+// autocannon's duration is in whole seconds: the rate is timed here.
+const submits = { ...submitted20, rps: submitted20.ok / ((performance.now() - ts) / 1000) };
 // The 202 does not wait for the workflow start (decisions.md): also time until every workflow exists
 // (the outbox mark is written once the start returned).
 for (;;) {
