@@ -116,6 +116,10 @@ type Load = {
 async function load(port: number, opts: Load) {
   const keys = opts.keys ?? [];
   let next = 0;
+  // autocannon ends a fixed-amount run on its next one-second tick, so its duration is whole seconds
+  // (600 submissions done in 1.3 s read as 2 s): such a run is timed here, to its last response.
+  let lastResponse = 0;
+  const started = performance.now();
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${opts.path ?? '/api/v1/analyses?limit=50'}`,
     method: opts.method ?? 'GET',
@@ -128,17 +132,21 @@ async function load(port: number, opts: Load) {
     setupClient: (client) => {
       const key = keys[next++ % Math.max(1, keys.length)];
       if (key) client.setHeaders({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+      client.on('response', () => {
+        lastResponse = performance.now();
+      });
     },
   });
+  const seconds = opts.amount ? (lastResponse - started) / 1000 : result.duration || SECONDS;
   const ok = result['2xx'];
   if (result.non2xx > 0 || result.errors > 0) say(`port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return {
-    rps: ok / (result.duration || SECONDS),
+    rps: ok / seconds,
     p50: result.latency.p50,
     p99: result.latency.p99,
     ok,
     total: result.requests.total,
-    duration: result.duration,
+    duration: seconds,
   };
 }
 
@@ -219,7 +227,7 @@ await load(apiPort, {
 });
 const submitsFrom = new Date();
 const ts = performance.now();
-const submitted20 = await load(apiPort, {
+const submits = await load(apiPort, {
   connections: 20,
   method: 'POST',
   path: '/api/v1/analyses',
@@ -227,8 +235,6 @@ const submitted20 = await load(apiPort, {
   keys: [writeKey],
   amount: SUBMISSIONS,
 });
-// autocannon's duration is in whole seconds: the rate is timed here.
-const submits = { ...submitted20, rps: submitted20.ok / ((performance.now() - ts) / 1000) };
 // The 202 does not wait for the workflow start (decisions.md): also time until every workflow exists
 // (the outbox mark is written once the start returned).
 for (;;) {
@@ -242,7 +248,14 @@ for (;;) {
   if (performance.now() - ts > 120_000) throw new Error(`bench: ${left!.n} submissions never marked started`);
   await new Promise((r) => setTimeout(r, 10));
 }
-const startedPerSecond = submits.ok / ((performance.now() - ts) / 1000);
+// To the last outbox mark (written once its start returned), not to when this loop saw it.
+const {
+  rows: [marked],
+} = await db.query<{ s: number }>(
+  `select extract(epoch from max(workflow_started_at) - $2::timestamptz)::float8 as s from analyses where organisation_id = $1 and created_at >= $2`,
+  [org.id, submitsFrom],
+);
+const startedPerSecond = submits.ok / marked!.s;
 const client = runtime.temporal.client;
 let started = 0;
 const t0 = performance.now();
