@@ -4,7 +4,7 @@
 //   deliveries   signed webhook deliveries through our path     vs  a bare workflow with one HTTP-POST activity
 //   overhead     POST /analyses -> signed analysis.completed webhook received, minus the recognition time
 // The API and the bare server each run as their own process (`node --import tsx`), the load comes from
-// autocannon in this process. Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
+// autocannon in this process, the fixed-rate row's from vegeta (paced-load.ts). Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
 // BENCH_SECONDS (10) sets each read measurement's length; BENCH_TRACE=1 prints three analyses' timelines;
 // BENCH_ONLY=reads|submissions measures only those.
