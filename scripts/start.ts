@@ -55,7 +55,7 @@ try {
   if (!databaseUrl) {
     const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
     say(`starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${join(dataDir, 'postgres')})`);
-    const db: EmbeddedDatabase = await startEmbeddedPostgres(dataDir, port, say);
+    const db: EmbeddedDatabase = await startEmbeddedPostgres(dataDir, port, say, { ownSignals: true });
     cleanups.push(() => db.stop());
     databaseUrl = db.url;
   }

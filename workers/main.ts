@@ -99,8 +99,13 @@ const health = createServer((req, res) => {
 });
 health.listen(config.WORKER_HEALTH_PORT, config.METRICS_HOST);
 
+// One shutdown whatever arrives: under `npm start` a Ctrl-C reaches this process and start.ts, which
+// then sends SIGTERM too, and a second shutdown() of a draining worker throws.
+let shuttingDown = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
     logger.info({ signal }, 'worker shutting down');
     workers.forEach((w) => w.shutdown());
   });

