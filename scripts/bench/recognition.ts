@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadShelfPhotos } from '../lib/shelf-photos.js';
-import { parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
 import { RecognitionPool } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 const { values } = parseArgs({

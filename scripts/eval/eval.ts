@@ -12,7 +12,8 @@ import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.j
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
 import { findLabelBoxes } from '../../src/modules/recognition/engines/local/label-finder.js';
 import { decodePhoto } from '../../src/modules/recognition/engines/local/photo.js';
-import { OcrPool, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
 import { createRecognizer, type CatalogueEntry } from '../../src/modules/recognition/recognizer.js';
 

@@ -17,8 +17,8 @@ type PgClient = {
 };
 type KnexClient = { acquireConnection(): Promise<PgClient>; releaseConnection(c: PgClient): Promise<void> };
 
-/** Statement names by query text: a name per distinct text, the same on every connection. */
-const statementNames = new Map<string, string>();
+/** Each query's statement, by its text: a name per distinct text (the same on every connection) and the text with `$n` placeholders. */
+const statements = new Map<string, { name: string; text: string }>();
 
 /**
  * `sql()` for the hottest statements (the API's key gate and page reads): a named prepared
@@ -34,17 +34,16 @@ export async function preparedSql<T = Record<string, unknown>>(
   params: unknown[] = [],
 ): Promise<T[]> {
   if (em.getTransactionContext()) return sql<T>(em, query, params);
-  let name = statementNames.get(query);
-  if (!name) {
-    name = `hot_${statementNames.size + 1}`;
-    statementNames.set(query, name);
+  let statement = statements.get(query);
+  if (!statement) {
+    let n = 0;
+    statement = { name: `hot_${statements.size + 1}`, text: query.replace(/\?/g, () => `$${++n}`) };
+    statements.set(query, statement);
   }
-  let n = 0;
-  const text = query.replace(/\?/g, () => `$${++n}`);
   const knex = em.getConnection().getKnex().client as unknown as KnexClient;
   const client = await knex.acquireConnection();
   try {
-    return (await client.query({ name, text, values: params })).rows as T[];
+    return (await client.query({ ...statement, values: params })).rows as T[];
   } finally {
     await knex.releaseConnection(client);
   }

@@ -3,28 +3,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScheduler, createWorker, OEM, PSM, type Scheduler } from 'tesseract.js';
+import type { OcrModel } from './ocr-models.js';
 
 const require = createRequire(import.meta.url);
 
 export type Box = { x0: number; y0: number; x1: number; y1: number };
 export type OcrWord = { text: string; confidence: number; bbox: Box };
 export type OcrLine = { text: string; confidence: number; bbox: Box; words: OcrWord[] };
-
-/**
- * The English OCR models, both on disk (no download, ever). `fast`, the default: tessdata_fast's
- * smaller LSTM, kept in the repository (models/tesseract/eng-fast/README.md says where it comes
- * from), a fifth to a quarter less time per photo, the same results but one held-out label
- * (docs/performance.md). `best`: the integer `best` model of @tesseract.js-data/eng, the one used
- * before.
- */
-export const OCR_MODELS = ['fast', 'best'] as const;
-export type OcrModel = (typeof OCR_MODELS)[number];
-
-/** A model named on a command line or in OCR_MODEL, checked (`what` names the source in the error). */
-export function parseOcrModel(value: string, what: string): OcrModel {
-  if (!(OCR_MODELS as readonly string[]).includes(value)) throw new Error(`${what}: one of ${OCR_MODELS.join(', ')}`);
-  return value as OcrModel;
-}
 
 /** The app's root: the nearest directory above this module with a package.json (the checkout, or /app in the image). */
 function appRoot(): string {

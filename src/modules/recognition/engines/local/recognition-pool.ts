@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
-import type { OcrModel } from './ocr-pool.js';
+import type { OcrModel } from './ocr-models.js';
 
 /** What a recognition thread is given: the input without its AbortSignal (which cannot cross threads). */
 export type ThreadTask = {
