@@ -3,11 +3,14 @@ import { createApp } from './http/app.js';
 import { listen } from './http/listen.js';
 import { backgroundStartsSettled } from './modules/analyses/analysis-commands.js';
 import { createRuntime } from './runtime.js';
+import { createApiTemporalClient } from './temporal/client.js';
 import { startMetricsServer } from './lib/metrics.js';
 
 /** The API process. */
 export async function startServer(): Promise<{ server: Server; close(): Promise<void> }> {
-  const runtime = await createRuntime('api');
+  const runtime = await createRuntime('api', {}, (cfg, logger) =>
+    createApiTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, logger, cfg.LOG_LEVEL),
+  );
   const { app } = createApp(runtime);
   const server = await listen(app, runtime.config.PORT, runtime.config.HOST);
   const address = server.address();

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../src/modules/recognition/engines/local.js';
@@ -7,6 +7,7 @@ import { createRecognizer, type Recognizer } from '../src/modules/recognition/re
 import { config as appConfig, type Config } from '../src/config.js';
 import type { Logger } from '../src/lib/logger.js';
 import { temporalClientOn } from '../src/temporal/client.js';
+import { sdkLogger } from '../src/temporal/sdk-logger.js';
 import { createRuntime } from '../src/runtime.js';
 import { RequestContext } from '@mikro-orm/core';
 import { createWorkers, prebuiltWorkflowBundle } from './create-workers.js';
@@ -21,8 +22,6 @@ import { metrics, registry } from '../src/lib/metrics.js';
 const base = appConfig();
 /** The SDK's own logs go through our logger, at our level; its metrics are served for Prometheus. */
 function installSdkRuntime(config: Config, logger: Logger) {
-  const sdkLevel: LogLevel =
-    ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as const)[config.LOG_LEVEL as 'info'] ?? 'ERROR';
   Runtime.install({
     // The SDK's own metrics (task slots, schedule-to-start latency, activity latency and failures,
     // sticky cache) in Prometheus format, from the SDK's core.
@@ -37,10 +36,7 @@ function installSdkRuntime(config: Config, logger: Logger) {
         },
       },
     },
-    logger: new DefaultLogger(sdkLevel, ({ level, message, meta }) => {
-      const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
-      logger[method]({ sdk: meta }, message);
-    }),
+    logger: sdkLogger(config.LOG_LEVEL, logger),
   });
 }
 

@@ -19,9 +19,14 @@ function settle<I, R>(w: Waiting<I, R>, r: R | Error) {
 export class GroupCommit<I, R> {
   private readonly groups = new Map<string, Group<I, R>>();
 
+  /**
+   * `lingerMs`: how long a group waits for company before its first flush. 0 (the default) for
+   * anything a caller waits on; writes nobody waits for can trade a little delay for fewer statements.
+   */
   constructor(
     private readonly flush: (key: string, items: I[]) => Promise<(R | Error)[]>,
     private readonly maxGroup = 200,
+    private readonly lingerMs = 0,
   ) {}
 
   submit(key: string, item: I): Promise<R> {
@@ -35,6 +40,7 @@ export class GroupCommit<I, R> {
 
   private async drain(key: string, group: Group<I, R>) {
     group.running = true;
+    if (this.lingerMs > 0) await new Promise((r) => setTimeout(r, this.lingerMs));
     while (group.waiting.length > 0) {
       const batch = group.waiting.splice(0, this.maxGroup);
       try {

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type { Logger } from '../lib/logger.js';
 import { tracingEnabled } from '../lib/tracing.js';
 
 /**
@@ -34,6 +35,40 @@ export function createTemporalClient(address: string, namespace: string): Tempor
  */
 export function temporalClientOn(connection: NativeConnection, namespace: string): TemporalHandle {
   return { connection, client: new Client({ connection, namespace, interceptors: interceptors() }), eagerStarts: true };
+}
+
+/**
+ * The API's client. On a native connection (the SDK's Rust core, as the workers use) when Temporal
+ * answers at boot: it spends about half the CPU per workflow start of the pure-JS gRPC client, and a
+ * submission's start is most of the API's work (decisions.md, "The API's Temporal client"). When
+ * Temporal does not answer yet, the lazy JS client instead, so the API still boots first and reports
+ * Temporal on /health/ready; it does not switch later (restart the API to get the native one).
+ */
+export async function createApiTemporalClient(
+  address: string,
+  namespace: string,
+  logger: Logger,
+  logLevel: string,
+): Promise<TemporalHandle> {
+  const { NativeConnection, Runtime } = await import('@temporalio/worker');
+  const { sdkLogger } = await import('./sdk-logger.js');
+  try {
+    // No shutdown signals: the API's own SIGTERM handling finishes its starts before it closes this.
+    Runtime.install({ shutdownSignals: [], logger: sdkLogger(logLevel, logger) });
+  } catch {
+    // Installed already: a process that runs workers too (tests, benchmarks) keeps its own.
+  }
+  try {
+    const connection = await NativeConnection.connect({ address });
+    return {
+      connection,
+      client: new Client({ connection, namespace, interceptors: interceptors() }),
+      eagerStarts: false,
+    };
+  } catch (err) {
+    logger.warn({ err, address }, 'Temporal does not answer yet: the API uses the lazily connecting JS client');
+    return createTemporalClient(address, namespace);
+  }
 }
 
 export async function temporalHealthy(handle: TemporalHandle, timeoutMs = 2000): Promise<boolean> {

@@ -6,6 +6,7 @@ import { listen } from '../../src/http/listen.js';
 import { backgroundStartsSettled } from '../../src/modules/analyses/analysis-commands.js';
 import type { RouteDefinition } from '../../src/http/route.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createApiTemporalClient } from '../../src/temporal/client.js';
 
 export type TestApi = {
   baseUrl: string;
@@ -20,7 +21,10 @@ export type TestResponse = { status: number; headers: Headers; body: any; text: 
 
 /** A real API process in this test process: real Koa, real PostgreSQL, real Temporal client. */
 export async function startTestApi(overrides: Partial<Config> = {}): Promise<TestApi> {
-  const runtime = await createRuntime('api-test', overrides);
+  // The API's own Temporal client (native when the server answers), as src/server.ts makes it.
+  const runtime = await createRuntime('api-test', overrides, (cfg, logger) =>
+    createApiTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, logger, cfg.LOG_LEVEL),
+  );
   const { app, routes } = createApp(runtime);
   const server: Server = await listen(app, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

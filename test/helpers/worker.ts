@@ -10,7 +10,11 @@ let installed = false;
 function quietTemporal() {
   if (installed) return;
   installed = true;
-  TemporalRuntime.install({ logger: new DefaultLogger('WARN') });
+  try {
+    TemporalRuntime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // The test's API installed it first (createApiTemporalClient): its workers share that runtime.
+  }
 }
 
 export function uniquePrefix(name: string): string {

@@ -32,4 +32,21 @@ describe('GroupCommit', () => {
     );
     assert.deepEqual(groups, [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
   });
+
+  it('with a linger, items arriving shortly after the first go in its flush', async () => {
+    // Outbox marks (analysis-commands.ts): without the linger each finished start wrote its own UPDATE.
+    const groups: string[][] = [];
+    const commit = new GroupCommit<string, void>(
+      async (_key, items) => {
+        groups.push(items);
+        return items.map(() => undefined);
+      },
+      200,
+      50,
+    );
+    const first = commit.submit('marks', 'a');
+    await new Promise((r) => setTimeout(r, 5));
+    await Promise.all([first, commit.submit('marks', 'b'), commit.submit('marks', 'c')]);
+    assert.deepEqual(groups, [['a', 'b', 'c']]);
+  });
 });

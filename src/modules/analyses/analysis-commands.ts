@@ -20,15 +20,25 @@ import type { AnalysisService, Submitted, SubmittedBatch } from './analysis.serv
 import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
 
-const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(async (_key, items) => {
-  const ids = items.map((i) => i.id);
-  await sql(
-    items[0]!.em.fork(),
-    `update analyses set workflow_started_at = now() where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
-    ids,
-  );
-  return items.map(() => undefined);
-});
+/**
+ * Outbox marks, written together: nobody waits for one (see startAnalysis), so each group lingers
+ * MARK_LINGER_MS for the starts finishing behind it. Without it, starts answered one at a time made
+ * almost every mark an UPDATE of its own, about one statement per submission.
+ */
+const MARK_LINGER_MS = 20;
+const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
+  async (_key, items) => {
+    const ids = items.map((i) => i.id);
+    await sql(
+      items[0]!.em.fork(),
+      `update analyses set workflow_started_at = now() where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
+      ids,
+    );
+    return items.map(() => undefined);
+  },
+  200,
+  MARK_LINGER_MS,
+);
 
 /**
  * Workflow starts the API answers before (see `startInBackground`). Bounded per process: past

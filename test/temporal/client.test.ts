@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { describe, it } from 'node:test';
+import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { config } from '../../src/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { createApiTemporalClient, temporalHealthy } from '../../src/temporal/client.js';
+import { uniquePrefix } from '../helpers/worker.js';
+
+const logger = createLogger('silent', 'test');
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe("the API's Temporal client", () => {
+  it('is on a native connection when Temporal answers, and starts workflows through it', async () => {
+    const cfg = config();
+    const handle = await createApiTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, logger, 'silent');
+    try {
+      assert.ok(handle.connection instanceof NativeConnection);
+      assert.equal(handle.eagerStarts, false);
+      assert.equal(await temporalHealthy(handle), true);
+      const workflowId = `${uniquePrefix('client')}wf`;
+      await handle.client.workflow.start('nobodyRunsThis', { workflowId, taskQueue: `${workflowId}-queue` });
+      const described = await handle.client.workflow.getHandle(workflowId).describe();
+      assert.equal(described.status.name, 'RUNNING');
+      await handle.client.workflow.getHandle(workflowId).terminate('test done');
+    } finally {
+      await handle.connection.close();
+    }
+  });
+
+  it('falls back to the lazy JS client when Temporal does not answer at boot, so the API still starts', async () => {
+    const handle = await createApiTemporalClient(`127.0.0.1:${await closedPort()}`, 'default', logger, 'silent');
+    try {
+      assert.ok(handle.connection instanceof Connection);
+      assert.equal(await temporalHealthy(handle, 500), false);
+    } finally {
+      await handle.connection.close();
+    }
+  });
+});
