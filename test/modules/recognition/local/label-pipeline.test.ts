@@ -8,7 +8,7 @@ import { barRegions } from '../../../../src/modules/recognition/engines/local/ba
 import { countPacks, packMask } from '../../../../src/modules/recognition/engines/local/facings.js';
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
-import { OcrPool } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
+import { OcrPool, pgm } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
 import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
 
 const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
@@ -29,6 +29,27 @@ describe('local recognizer stages', () => {
       assert.equal(boxes.length, truth.products.length);
     });
   }
+
+  it('OCR reads a label handed over as PGM (raw grey pixels) word for word as it reads the same pixels as PNG', async () => {
+    const [x0, y0, x1, y1] = truthOf('shelf-03').products[0]!.label.bbox;
+    const { data, info } = await sharp(readFileSync(`${dir}/shelf-03.jpg`))
+      .extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 })
+      .resize({ height: 110 })
+      .toColourspace('b-w')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    assert.equal(info.channels, 1);
+    const png = await sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
+      .png()
+      .toBuffer();
+    const fromPng = await pool.words(png);
+    const fromPgm = await pool.words(pgm(data, info.width, info.height));
+    assert.ok(
+      fromPng.some((w) => /\d[.,]\d\d/.test(w.text)),
+      JSON.stringify(fromPng.map((w) => w.text)),
+    );
+    assert.deepEqual(fromPgm, fromPng);
+  });
 
   it('counts the packs standing above each label of shelf-05', async () => {
     const photo = await decodePhoto(readFileSync(`${dir}/shelf-05.jpg`));

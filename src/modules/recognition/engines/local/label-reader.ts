@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { PSM } from 'tesseract.js';
 import { barRegions, CELL_W } from './bar-regions.js';
-import type { Box, OcrPool } from './ocr-pool.js';
+import { pgm, type Box, type OcrPool } from './ocr-pool.js';
 import type { GreyImage } from './photo.js';
 
 export type LabelReading = { box: Box; text: string; barcodes: Box[] };
@@ -84,14 +84,7 @@ export async function readLabels(
     for (let row = 0; row < p.height; row++)
       p.pixels.copy(sheet, (tops[i]! + row) * sheetWidth + GAP, row * p.width, (row + 1) * p.width);
   });
-  const words = placed.length
-    ? await ocr.words(
-        await sharp(sheet, { raw: { width: sheetWidth, height: y, channels: 1 } })
-          .png({ compressionLevel: 0 })
-          .toBuffer(),
-        PSM.SINGLE_BLOCK,
-      )
-    : [];
+  const words = placed.length ? await ocr.words(pgm(sheet, sheetWidth, y), PSM.SINGLE_BLOCK) : [];
   const texts = placed.map(() => [] as typeof words);
   for (const w of words) {
     const mid = (w.bbox.y0 + w.bbox.y1) / 2;

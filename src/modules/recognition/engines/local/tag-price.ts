@@ -1,7 +1,7 @@
 import sharp, { type Sharp } from 'sharp';
 import { PSM } from 'tesseract.js';
 import { darkComponents, tallestGlyphRow } from './glyphs.js';
-import type { Box, OcrPool } from './ocr-pool.js';
+import { pgm, type Box, type OcrPool } from './ocr-pool.js';
 
 export type TagPrice = { value: number; text: string; confidence: number };
 
@@ -79,12 +79,15 @@ async function readAtThreshold(
   const y0 = Math.max(0, rowBox.y0 - pad);
   const x1 = Math.min(W, rowBox.x1 + pad);
   const y1 = Math.min(H, rowBox.y1 + pad);
-  const line = await sharp(Buffer.from(binary), { raw: { width: W, height: H, channels: 1 } })
+  const { data, info } = await sharp(Buffer.from(binary), { raw: { width: W, height: H, channels: 1 } })
     .extract({ left: x0, top: y0, width: x1 - x0, height: y1 - y0 })
     .resize({ height: 64 })
     .extend({ top: 24, bottom: 24, left: 24, right: 24, background: '#ffffff' })
-    .png()
-    .toBuffer();
+    // One channel: extending with a colour background makes sharp answer RGB.
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const line = pgm(data, info.width, info.height);
   const lines = await ocr.lines(line, PSM.SINGLE_LINE, '0123456789.,');
   const text = lines
     .map((l) => l.text)
