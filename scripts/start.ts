@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { initORM, migrate } from '../src/db/orm.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/dev/embedded-postgres.js';
 import { createServices } from '../src/services.js';
-import { startDevServer, type DevServer } from './temporal.js';
+import { startDevServer, waitForPort, type DevServer } from './temporal.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, '.data'));
@@ -101,7 +101,11 @@ try {
     });
     children.push(child);
   }
-  say(`API on http://localhost:${process.env.PORT ?? 3000}/api/v1 (reference: /api/v1/docs). Ctrl-C stops everything.`);
+  // Said once the API answers, not when it was spawned: a request sent on this line used to be refused.
+  const port = Number(process.env.PORT ?? 3000);
+  const host = process.env.HOST && process.env.HOST !== '0.0.0.0' ? process.env.HOST : '127.0.0.1';
+  await waitForPort(port, host);
+  say(`API on http://localhost:${port}/api/v1 (reference: /api/v1/docs). Ctrl-C stops everything.`);
 } catch (err) {
   console.error(err);
   await shutdown(1);
