@@ -254,12 +254,15 @@ const connection = await NativeConnection.connect({ address: runtime.config.TEMP
 const client = temporalClientOn(connection, runtime.config.TEMPORAL_NAMESPACE).client;
 let rawStarted = 0;
 /** CPU used so far by each party: the API process, this one (load and raw client), PostgreSQL, Temporal. */
-const cpuNow = () => ({
-  api: cpuSecondsOf(children[0]!.pid!),
-  bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
-  postgres: cpuSecondsOf('postgres'),
-  temporal: cpuSecondsOf('temporal'),
-});
+const cpuNow = () => {
+  const own = process.cpuUsage();
+  return {
+    api: cpuSecondsOf(children[0]!.pid!),
+    bench: (own.user + own.system) / 1e6,
+    postgres: cpuSecondsOf('postgres'),
+    temporal: cpuSecondsOf('temporal'),
+  };
+};
 /** CPU milliseconds per request each party spent since `before`. */
 function cpuSince(before: ReturnType<typeof cpuNow>, requests: number) {
   const now = cpuNow();

@@ -19,15 +19,21 @@ function settle<I, R>(w: Waiting<I, R>, r: R | Error) {
 export class GroupCommit<I, R> {
   private readonly groups = new Map<string, Group<I, R>>();
 
+  private readonly maxGroup: number;
+  private readonly lingerMs: number;
+
   /**
-   * `lingerMs`: how long a group waits for company before its first flush. 0 (the default) for
-   * anything a caller waits on; writes nobody waits for can trade a little delay for fewer statements.
+   * `maxGroup`: the most items one flush takes (200). `lingerMs`: how long a group waits for company
+   * before its first flush. 0 (the default) for anything a caller waits on; writes nobody waits for
+   * can trade a little delay for fewer statements.
    */
   constructor(
     private readonly flush: (key: string, items: I[]) => Promise<(R | Error)[]>,
-    private readonly maxGroup = 200,
-    private readonly lingerMs = 0,
-  ) {}
+    opts: { maxGroup?: number; lingerMs?: number } = {},
+  ) {
+    this.maxGroup = opts.maxGroup ?? 200;
+    this.lingerMs = opts.lingerMs ?? 0;
+  }
 
   submit(key: string, item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {

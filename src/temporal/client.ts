@@ -19,12 +19,7 @@ const interceptors = () =>
  * reports it through /health/ready instead of crashing.
  */
 export function createTemporalClient(address: string, namespace: string): TemporalHandle {
-  const connection = Connection.lazy({ address });
-  return {
-    connection,
-    client: new Client({ connection, namespace, interceptors: interceptors() }),
-    eagerStarts: false,
-  };
+  return handleOn(Connection.lazy({ address }), namespace, false);
 }
 
 /**
@@ -34,7 +29,11 @@ export function createTemporalClient(address: string, namespace: string): Tempor
  * the server's matching service and the next poll.
  */
 export function temporalClientOn(connection: NativeConnection, namespace: string): TemporalHandle {
-  return { connection, client: new Client({ connection, namespace, interceptors: interceptors() }), eagerStarts: true };
+  return handleOn(connection, namespace, true);
+}
+
+function handleOn(connection: Connection | NativeConnection, namespace: string, eagerStarts: boolean): TemporalHandle {
+  return { connection, client: new Client({ connection, namespace, interceptors: interceptors() }), eagerStarts };
 }
 
 /**
@@ -59,12 +58,8 @@ export async function createApiTemporalClient(
     // Installed already: a process that runs workers too (tests, benchmarks) keeps its own.
   }
   try {
-    const connection = await NativeConnection.connect({ address });
-    return {
-      connection,
-      client: new Client({ connection, namespace, interceptors: interceptors() }),
-      eagerStarts: false,
-    };
+    // Not eager: the API runs no workers, so no start could come back with its first task.
+    return handleOn(await NativeConnection.connect({ address }), namespace, false);
   } catch (err) {
     logger.warn({ err, address }, 'Temporal does not answer yet: the API uses the lazily connecting JS client');
     return createTemporalClient(address, namespace);

@@ -41,8 +41,7 @@ describe('GroupCommit', () => {
         groups.push(items);
         return items.map(() => undefined);
       },
-      200,
-      50,
+      { lingerMs: 50 },
     );
     const first = commit.submit('marks', 'a');
     await new Promise((r) => setTimeout(r, 5));

@@ -36,8 +36,7 @@ const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
     );
     return items.map(() => undefined);
   },
-  200,
-  MARK_LINGER_MS,
+  { lingerMs: MARK_LINGER_MS },
 );
 
 /**
