@@ -55,6 +55,27 @@ describe('stretchContrast (sharp normalise() for grey crops)', () => {
     assert.ok(crops > 40);
   });
 
+  it('gives the pixels sharp gives for a colour photo turned grey (the tag reader and barcode paths)', async () => {
+    const jpeg = readFileSync(`${dir}/shelf-08.jpg`);
+    const photo = await decodePhoto(jpeg);
+    for (const box of (await findLabelBoxes(photo)).slice(0, 6)) {
+      const left = Math.floor(box.x0);
+      const top = Math.floor(box.y0);
+      const width = Math.ceil(box.x1) - left;
+      const height = Math.ceil(box.y1) - top;
+      const scale = Math.max(1, Math.min(8, 240 / height));
+      const pipeline = () =>
+        sharp(jpeg)
+          .extract({ left, top, width, height })
+          .resize(Math.round(width * scale), Math.round(height * scale), { kernel: 'lanczos3' })
+          .greyscale();
+      const want = await pipeline().normalise().raw().toBuffer();
+      const got = await pipeline().raw().toBuffer();
+      stretchContrast(got);
+      assert.ok(got.equals(want), `label at ${box.x0},${box.y0}`);
+    }
+  });
+
   it('matches sharp on edge cases: flat, two-tone, a dark crop with no white, a full gradient', async () => {
     const w = 64;
     const h = 32;
