@@ -37,18 +37,20 @@ function handleOn(connection: Connection | NativeConnection, namespace: string, 
 }
 
 /**
- * The API's client. On a native connection (the SDK's Rust core, as the workers use) when Temporal
- * answers at boot: it spends about half the CPU per workflow start of the pure-JS gRPC client, and a
- * submission's start is most of the API's work (decisions.md, "The API's Temporal client"). When
- * Temporal does not answer yet, the lazy JS client instead, so the API still boots first and reports
- * Temporal on /health/ready; it does not switch later (restart the API to get the native one).
+ * The API's client. On a native connection (the SDK's Rust core, as the workers use): it spends
+ * about half the CPU per workflow start of the pure-JS gRPC client, and a submission's start is most
+ * of the API's work (decisions.md, "The API's Temporal client"). When Temporal does not answer at
+ * boot, the API still boots, on the lazily connecting JS client, and reports Temporal on
+ * /health/ready; it tries the native connection again every `retryMs` and moves to it once Temporal
+ * answers (`native()` tells which it is on).
  */
 export async function createApiTemporalClient(
   address: string,
   namespace: string,
   logger: Logger,
   logLevel: string,
-): Promise<TemporalHandle> {
+  retryMs = NATIVE_RETRY_MS,
+): Promise<TemporalHandle & { native: () => boolean }> {
   const { NativeConnection, Runtime } = await import('@temporalio/worker');
   const { sdkLogger } = await import('./sdk-logger.js');
   try {
@@ -57,12 +59,75 @@ export async function createApiTemporalClient(
   } catch {
     // Installed already: a process that runs workers too (tests, benchmarks) keeps its own.
   }
+  // Not eager: the API runs no workers, so no start could come back with its first task.
+  const connectNative = () => NativeConnection.connect({ address });
   try {
-    // Not eager: the API runs no workers, so no start could come back with its first task.
-    return handleOn(await NativeConnection.connect({ address }), namespace, false);
+    return { ...handleOn(await connectNative(), namespace, false), native: () => true };
   } catch (err) {
     logger.warn({ err, address }, 'Temporal does not answer yet: the API uses the lazily connecting JS client');
-    return createTemporalClient(address, namespace);
+  }
+  const connection = new SwitchableConnection(Connection.lazy({ address }));
+  const retry = setInterval(() => {
+    if (connection.attempting) return;
+    connection.attempting = true;
+    connectNative().then(
+      (native) => {
+        clearInterval(retry);
+        if (connection.closed) return void native.close().catch(() => undefined);
+        connection.switchTo(native);
+        logger.info({ address }, 'Temporal answers: the API moved to a native connection');
+      },
+      () => (connection.attempting = false),
+    );
+  }, retryMs);
+  retry.unref();
+  connection.onClose = () => clearInterval(retry);
+  return {
+    ...handleOn(connection.proxy, namespace, false),
+    native: () => connection.native,
+  };
+}
+
+/** How often an API that booted without Temporal tries the native connection again. */
+const NATIVE_RETRY_MS = 5_000;
+
+/**
+ * A connection that can be replaced under the client holding it: the client reads
+ * `connection.workflowService` on every call, so a proxy that forwards to the current connection
+ * moves every later call to the new one. The one replaced stays open (calls may be in flight on it)
+ * until the handle is closed.
+ */
+class SwitchableConnection {
+  readonly proxy: Connection;
+  attempting = false;
+  closed = false;
+  onClose = () => {};
+  private current: Connection | NativeConnection;
+  private readonly replaced: (Connection | NativeConnection)[] = [];
+
+  constructor(initial: Connection) {
+    this.current = initial;
+    const close = async () => {
+      this.closed = true;
+      this.onClose();
+      await Promise.allSettled([this.current, ...this.replaced].map((c) => c.close()));
+    };
+    this.proxy = new Proxy(initial, {
+      get: (_target, prop) => {
+        if (prop === 'close') return close;
+        const value: unknown = Reflect.get(this.current, prop, this.current);
+        return typeof value === 'function' ? value.bind(this.current) : value;
+      },
+    });
+  }
+
+  get native(): boolean {
+    return !(this.current instanceof Connection);
+  }
+
+  switchTo(next: NativeConnection): void {
+    this.replaced.push(this.current);
+    this.current = next;
   }
 }
 

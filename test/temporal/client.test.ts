@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -41,9 +41,49 @@ describe("the API's Temporal client", () => {
     const handle = await createApiTemporalClient(`127.0.0.1:${await closedPort()}`, 'default', logger, 'silent');
     try {
       assert.ok(handle.connection instanceof Connection);
+      assert.equal(handle.native(), false);
       assert.equal(await temporalHealthy(handle, 500), false);
     } finally {
       await handle.connection.close();
+    }
+  });
+
+  it('moves to a native connection once Temporal answers, and starts workflows through it', async () => {
+    // Temporal appears at the API's address after the API booted: a TCP forwarder to the real server,
+    // listening only from step 2.
+    const port = await closedPort();
+    const [host, target] = config().TEMPORAL_ADDRESS.split(':') as [string, string];
+    const handle = await createApiTemporalClient(
+      `127.0.0.1:${port}`,
+      config().TEMPORAL_NAMESPACE,
+      logger,
+      'silent',
+      100,
+    );
+    const sockets = new Set<Socket>();
+    const forwarder = createServer((inbound) => {
+      const outbound = connect(Number(target), host);
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    try {
+      assert.equal(handle.native(), false);
+      await new Promise<void>((r) => forwarder.listen(port, '127.0.0.1', r));
+      const deadline = Date.now() + 15_000;
+      while (!handle.native() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(handle.native(), true, 'still on the JS client 15 s after Temporal answered');
+      assert.equal(await temporalHealthy(handle), true);
+      const workflowId = `${uniquePrefix('client')}wf`;
+      await handle.client.workflow.start('nobodyRunsThis', { workflowId, taskQueue: `${workflowId}-queue` });
+      assert.equal((await handle.client.workflow.getHandle(workflowId).describe()).status.name, 'RUNNING');
+      await handle.client.workflow.getHandle(workflowId).terminate('test done');
+    } finally {
+      await handle.connection.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => forwarder.close(r));
     }
   });
 });
