@@ -7,9 +7,9 @@
  * percentile rule, its rounding) so OCR is handed the very pixels sharp produced: the recognizer's
  * readings, and its accuracy, stay exactly what they were (test/modules/recognition/local/contrast.test.ts).
  */
-const f32 = Math.fround;
+export const f32 = Math.fround;
 /** C's rintf: to the nearest integer, halves to even. */
-function rint(v: number): number {
+export function rint(v: number): number {
   const r = Math.round(v);
   return r - v === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
@@ -38,7 +38,7 @@ function cbrtTable(v: number): number {
 const X0 = 95.047;
 const Z0 = 108.8827;
 /** Grey value to libvips's LAB (B_W, sRGB 8-bit, scRGB, XYZ, LAB), in float as it computes. */
-const LAB = Array.from(V2Y, (y) => {
+export const LAB = Array.from(V2Y, (y) => {
   const v = f32(y * 100);
   const X = f32(f32(f32(0.4124) * v) + f32(f32(0.3576) * v) + f32(f32(0.1805) * v));
   const Y = f32(f32(f32(0.2126) * v) + f32(f32(0.7152) * v) + f32(f32(0.0722) * v));
@@ -50,7 +50,7 @@ const LAB = Array.from(V2Y, (y) => {
 });
 const LIGHTNESS = Float32Array.from(LAB, (lab) => lab.L);
 /** LAB back to an 8-bit grey value the way libvips does (LAB, XYZ, scRGB, then scRGB2BW's 256 knots and rintf). */
-function toGrey(L: number, a: number, b: number): number {
+export function toGrey(L: number, a: number, b: number): number {
   let cby: number;
   let Y: number;
   if (L < 8) {

@@ -3,6 +3,7 @@ import { PSM } from 'tesseract.js';
 import { barRegions, CELL_W } from './bar-regions.js';
 import { pgm, type Box, type OcrPool } from './ocr-pool.js';
 import { stretchContrast } from './contrast.js';
+import { sharpenGrey } from './sharpen.js';
 import type { GreyImage } from './photo.js';
 
 export type LabelReading = { box: Box; text: string; barcodes: Box[] };
@@ -38,11 +39,14 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
   const region = Buffer.allocUnsafe(width * height);
   for (let y = 0; y < height; y++)
     grey.data.copy(region, y * width, (top + y) * grey.width + left, (top + y) * grey.width + left + width);
-  let crop = sharp(region, { raw: { width, height, channels: 1 } }).resize(Math.round(width * scale));
-  if (view.sharpen) crop = crop.sharpen({ sigma: 1.5 });
-  const { data, info } = await crop.toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
-  // sharp's normalise() would come last in its pipeline too (after the sharpening); done here it costs
-  // a table lookup per pixel instead of libvips's LAB round trip (contrast.ts), for the same pixels.
+  const { data, info } = await sharp(region, { raw: { width, height, channels: 1 } })
+    .resize(Math.round(width * scale))
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  // sharp's sharpen() and normalise(), in that order, done here: each costs libvips a LabS or LAB
+  // round trip per crop where these cost table lookups, for the very same pixels (sharpen.ts, contrast.ts).
+  if (view.sharpen) sharpenGrey(data, info.width, info.height);
   stretchContrast(data);
   const bars = barRegions(data, info.width, info.height);
   for (const b of bars) for (let y = b.y0; y < b.y1; y++) data.fill(255, y * info.width + b.x0, y * info.width + b.x1);
