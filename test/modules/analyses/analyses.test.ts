@@ -263,12 +263,19 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     });
     const a = await final(res.body.data.id);
     assert.equal(a.error.code, 'IMAGE_UNREACHABLE');
-    // The fetch's retry policy ran out: its last recorded start is the 4th attempt.
+    // The fetch's retry policy ran out: it runs as a local activity (local-fetch), whose marker records
+    // the attempt it ended on, the 4th.
     const history = await api.runtime.temporal.client.workflow.getHandle(res.body.data.id).fetchHistory();
-    const started = history.events
-      ?.filter((e) => e.activityTaskStartedEventAttributes)
-      .map((e) => e.activityTaskStartedEventAttributes!.attempt);
-    assert.deepEqual(started?.slice(0, 1), [4], `fetch attempts ${JSON.stringify(started)}`);
+    const fetches = (history.events ?? [])
+      .map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data)
+      .filter((d): d is Uint8Array => d != null)
+      .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as { activity_type: string; attempt: number })
+      .filter((m) => m.activity_type === 'fetchImage');
+    assert.deepEqual(
+      fetches.map((m) => m.attempt),
+      [4],
+      `fetch markers ${JSON.stringify(fetches)}`,
+    );
   });
 
   it('validates submissions, naming the field', async () => {
