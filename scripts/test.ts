@@ -75,19 +75,46 @@ try {
   await mkdir(entryDir, { recursive: true });
   const processes = planProcesses(files, Number(process.env.TEST_GROUP_SIZE ?? 6));
   const entries: string[] = [];
-  for (const [i, { label, files: group }] of processes.entries()) {
+  const aloneEntries: string[] = [];
+  for (const [i, { label, files: group, alone }] of processes.entries()) {
     const entry = join(entryDir, `${String(i + 1).padStart(2, '0')}-${label}.test.mjs`);
     await writeFile(entry, group.map((f) => `import '${pathToFileURL(f).href}';\n`).join(''));
-    entries.push(entry);
+    (alone ? aloneEntries : entries).push(entry);
     if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
   }
+  // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
+  exitCode = 0;
+  for (const [batch, concurrency] of [
+    [entries, process.env.TEST_CONCURRENCY ?? '3'],
+    [aloneEntries, '1'],
+  ] as const) {
+    if (batch.length === 0) continue;
+    if (batch === aloneEntries) say(`by itself: ${aloneEntries.map((e) => relative(entryDir, e)).join(', ')}`);
+    exitCode = Math.max(exitCode, await runTests(batch, concurrency, databaseUrl, temporalAddress, bundlePath));
+  }
+} catch (err) {
+  exitCode = 1;
+  console.error(err);
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+}
+process.exit(exitCode);
+
+/** One `node --test` run over `entries`, `concurrency` processes at a time; its exit code. */
+async function runTests(
+  entries: readonly string[],
+  concurrency: string,
+  databaseUrl: string,
+  temporalAddress: string,
+  bundlePath: string,
+): Promise<number> {
   const child = spawn(
     process.execPath,
     [
       '--import',
       'tsx',
       '--test',
-      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+      `--test-concurrency=${concurrency}`,
       // A test process whose tests (and after hooks) are done exits even if a failed test left a
       // server or socket open: a failure is reported, never a run that hangs until CI's limit.
       '--test-force-exit',
@@ -109,10 +136,5 @@ try {
       },
     },
   );
-  exitCode = await new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));
-} catch (err) {
-  console.error(err);
-} finally {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  return new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));
 }
-process.exit(exitCode);

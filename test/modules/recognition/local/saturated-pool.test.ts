@@ -26,6 +26,7 @@ function mainThreadCpuMs(): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+// npm test: alone (it measures its own main thread's CPU time against the photos' CPU time).
 describe('recognition at full load leaves the worker process responsive', () => {
   let api: TestApi;
   let org: TestOrg;
