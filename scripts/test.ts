@@ -34,7 +34,7 @@ function testFiles(dir: string, filter: string[]): string[] {
 // Each run encrypts its stored secrets with a key of its own (config.ts: SECRETS_KEY).
 process.env.SECRETS_KEY ??= randomBytes(32).toString('hex');
 
-let exitCode = 1;
+let exitCode: number;
 try {
   let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!serverUrl) {
