@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { stretchContrast } from '../../../../src/modules/recognition/engines/local/contrast.js';
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
-import { decodePhoto, greenChannel } from '../../../../src/modules/recognition/engines/local/photo.js';
+import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
+import { labelCrops } from '../../../helpers/label-crops.js';
 
 const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
 
@@ -26,16 +27,7 @@ describe('stretchContrast (sharp normalise() for grey crops)', () => {
   it('gives the pixels sharp gives, on every label crop of two photos, at both looks', async () => {
     let crops = 0;
     for (const name of ['shelf-03', 'shelf-06']) {
-      const photo = await decodePhoto(readFileSync(`${dir}/${name}.jpg`));
-      const grey = greenChannel(photo);
-      for (const box of await findLabelBoxes(photo)) {
-        const left = Math.floor(box.x0);
-        const top = Math.floor(box.y0);
-        const width = Math.ceil(box.x1) - left;
-        const height = Math.ceil(box.y1) - top;
-        const region = Buffer.alloc(width * height);
-        for (let y = 0; y < height; y++)
-          grey.data.copy(region, y * width, (top + y) * grey.width + left, (top + y) * grey.width + left + width);
+      for (const { box, region, width, height } of await labelCrops(name)) {
         for (const [target, sharpen] of [
           [110, false],
           [220, true],

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { CLOSE_LOOK } from '../../../../src/modules/recognition/engines/local/label-reader.js';
-import { decodePhoto, greenChannel } from '../../../../src/modules/recognition/engines/local/photo.js';
 import { sharpenGrey } from '../../../../src/modules/recognition/engines/local/sharpen.js';
-
-const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
+import { labelCrops } from '../../../helpers/label-crops.js';
 
 /** sharp's sharpen({ sigma: 1.5 }) of a grey buffer after an optional resize, against sharpenGrey of the same resize. */
 async function both(px: Buffer, width: number, height: number, resize?: number) {
@@ -26,16 +21,7 @@ describe('sharpenGrey (sharp sharpen({ sigma: 1.5 }) for grey crops)', () => {
   it('gives the pixels sharp gives, on every label crop of two photos enlarged as the close look enlarges them', async () => {
     let crops = 0;
     for (const name of ['shelf-01', 'shelf-06']) {
-      const photo = await decodePhoto(readFileSync(`${dir}/${name}.jpg`));
-      const grey = greenChannel(photo);
-      for (const box of await findLabelBoxes(photo)) {
-        const left = Math.floor(box.x0);
-        const top = Math.floor(box.y0);
-        const width = Math.ceil(box.x1) - left;
-        const height = Math.ceil(box.y1) - top;
-        const region = Buffer.alloc(width * height);
-        for (let y = 0; y < height; y++)
-          grey.data.copy(region, y * width, (top + y) * grey.width + left, (top + y) * grey.width + left + width);
+      for (const { box, region, width, height } of await labelCrops(name)) {
         const scale = Math.max(1, Math.min(4, CLOSE_LOOK.height / height));
         const { want, got } = await both(region, width, height, Math.round(width * scale));
         assert.ok(got.equals(want), `${name} label at ${box.x0},${box.y0}`);
