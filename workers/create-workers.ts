@@ -94,6 +94,10 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
         ...workflows,
         taskQueue,
         maxConcurrentActivityTaskExecutions: set.activitySlots,
+        // Local activities (the image fetch, finalize, the webhook fan-out, a delivery's first attempt)
+        // share that bound: each may hold a database connection and a fetch an image's bytes, and the
+        // SDK's own default (100) is past the pool (activity slots + 10) and a batch's memory.
+        maxConcurrentLocalActivityExecutions: set.activitySlots,
         ...(taskQueue === queues.analyses ? { maxConcurrentWorkflowTaskExecutions: 50 } : {}),
       }),
     ),

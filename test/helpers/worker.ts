@@ -17,6 +17,9 @@ function quietTemporal() {
   }
 }
 
+/** The activity slots test workers get per queue (local activities share them). */
+export const TEST_ACTIVITY_SLOTS = 8;
+
 export function uniquePrefix(name: string): string {
   return `test-${name}-${randomBytes(4).toString('hex')}-`;
 }
@@ -48,7 +51,7 @@ export async function startTestWorkers(
     namespace: runtime.config.TEMPORAL_NAMESPACE,
     queues,
     activities,
-    activitySlots: 8,
+    activitySlots: TEST_ACTIVITY_SLOTS,
     recognitionSlots: 4,
     bundlePath: runtime.config.WORKFLOW_BUNDLE_PATH,
   });
