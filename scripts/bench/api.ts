@@ -422,7 +422,9 @@ const deliveryWorker = await Worker.create({
   taskQueue: queues.deliveries,
   workflowsPath,
   activities,
+  // A delivery's first attempt is a local activity: bounded by the same slots, as createWorkers does.
   maxConcurrentActivityTaskExecutions: 20,
+  maxConcurrentLocalActivityExecutions: 20,
 });
 const bareWorker = await Worker.create({
   connection,
