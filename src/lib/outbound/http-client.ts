@@ -31,6 +31,36 @@ export class OversizeError extends Error {
   }
 }
 
+/**
+ * Pinned agents, kept for their connections: a webhook endpoint or an image host is asked again and
+ * again, and a connection per request cost a TCP handshake (and for https a TLS one) every time.
+ * Keyed by the address the guard checked for this request (and the timeout), so a kept connection only
+ * ever goes to an address the guard allowed; a host whose DNS moves gets a new agent, checked first.
+ * At most MAX_AGENTS, the least recently used closed first (after its requests finish); idle
+ * connections close after undici's keep-alive timeout (4 s) and never hold the process open.
+ */
+const MAX_AGENTS = 64;
+const agents = new Map<string, Agent>();
+
+function agentFor(target: ResolvedTarget, timeoutMs: number): Agent {
+  const key = `${target.family}|${target.address}|${timeoutMs}`;
+  const kept = agents.get(key);
+  if (kept) {
+    // Most recently used last: Map keeps insertion order.
+    agents.delete(key);
+    agents.set(key, kept);
+    return kept;
+  }
+  const agent = pinnedAgent(target, timeoutMs);
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldest, old] = agents.entries().next().value as [string, Agent];
+    agents.delete(oldest);
+    void old.close().catch(() => undefined);
+  }
+  return agent;
+}
+
 /** A dispatcher whose every connection goes to the address we checked, whatever DNS says later. */
 function pinnedAgent(target: ResolvedTarget, timeoutMs: number): Agent {
   return new Agent({
@@ -88,30 +118,26 @@ async function requestOnce(rawUrl: string, opts: OutboundRequest): Promise<Outbo
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   for (let hop = 0; ; hop++) {
     const target = await resolveOutbound(url, opts.allowPrivate);
-    const agent = pinnedAgent(target, opts.timeoutMs);
-    try {
-      const res = await request(target.url, {
-        method: opts.method ?? 'GET',
-        headers: opts.headers,
-        body: opts.body,
-        dispatcher: agent,
-        signal: deadline,
-      });
-      const location = res.headers.location;
-      if (
-        res.statusCode >= 300 &&
-        res.statusCode < 400 &&
-        typeof location === 'string' &&
-        hop < (opts.maxRedirects ?? 0)
-      ) {
-        res.body.destroy();
-        url = new URL(location, target.url).toString();
-        continue;
-      }
-      const { data, truncated } = await readCapped(res.body, opts.maxBytes, opts.onOversize ?? 'throw');
-      return { status: res.statusCode, headers: res.headers, body: data, truncated, finalUrl: target.url.toString() };
-    } finally {
-      void agent.close().catch(() => undefined);
+    const agent = agentFor(target, opts.timeoutMs);
+    const res = await request(target.url, {
+      method: opts.method ?? 'GET',
+      headers: opts.headers,
+      body: opts.body,
+      dispatcher: agent,
+      signal: deadline,
+    });
+    const location = res.headers.location;
+    if (
+      res.statusCode >= 300 &&
+      res.statusCode < 400 &&
+      typeof location === 'string' &&
+      hop < (opts.maxRedirects ?? 0)
+    ) {
+      res.body.destroy();
+      url = new URL(location, target.url).toString();
+      continue;
     }
+    const { data, truncated } = await readCapped(res.body, opts.maxBytes, opts.onOversize ?? 'throw');
+    return { status: res.statusCode, headers: res.headers, body: data, truncated, finalUrl: target.url.toString() };
   }
 }
