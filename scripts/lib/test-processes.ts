@@ -27,7 +27,8 @@ export type TestProcess = { label: string; files: string[]; alone: boolean };
  */
 export function planProcesses(files: string[], groupSize: number): TestProcess[] {
   const source = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
-  const alone = files.filter((f) => groupSize <= 1 || OWN_PROCESS.test(source.get(f)!) || ALONE.test(source.get(f)!));
+  const last = new Set(files.filter((f) => ALONE.test(source.get(f)!)));
+  const alone = files.filter((f) => groupSize <= 1 || OWN_PROCESS.test(source.get(f)!) || last.has(f));
   const shared = files.filter((f) => !alone.includes(f));
   // As many groups as `groupSize` needs; the files that run Temporal workers in process (the longer
   // ones) are dealt out first, so that no group gets most of them.
@@ -38,7 +39,7 @@ export function planProcesses(files: string[], groupSize: number): TestProcess[]
     groups[i % count]!.push(f),
   );
   return [
-    ...alone.map((f) => ({ label: basename(f, '.test.ts'), files: [f], alone: ALONE.test(source.get(f)!) })),
+    ...alone.map((f) => ({ label: basename(f, '.test.ts'), files: [f], alone: last.has(f) })),
     ...groups.map((g, i) => ({ label: `group-${i + 1}`, files: g, alone: false })),
   ];
 }

@@ -66,22 +66,9 @@ export async function createApiTemporalClient(
   } catch (err) {
     logger.warn({ err, address }, 'Temporal does not answer yet: the API uses the lazily connecting JS client');
   }
-  const connection = new SwitchableConnection(Connection.lazy({ address }));
-  const retry = setInterval(() => {
-    if (connection.attempting) return;
-    connection.attempting = true;
-    connectNative().then(
-      (native) => {
-        clearInterval(retry);
-        if (connection.closed) return void native.close().catch(() => undefined);
-        connection.switchTo(native);
-        logger.info({ address }, 'Temporal answers: the API moved to a native connection');
-      },
-      () => (connection.attempting = false),
-    );
-  }, retryMs);
-  retry.unref();
-  connection.onClose = () => clearInterval(retry);
+  const connection = new SwitchableConnection(Connection.lazy({ address }), connectNative, retryMs, () =>
+    logger.info({ address }, 'Temporal answers: the API moved to a native connection'),
+  );
   return {
     ...handleOn(connection.proxy, namespace, false),
     native: () => connection.native,
@@ -94,22 +81,37 @@ const NATIVE_RETRY_MS = 5_000;
 /**
  * A connection that can be replaced under the client holding it: the client reads
  * `connection.workflowService` on every call, so a proxy that forwards to the current connection
- * moves every later call to the new one. The one replaced stays open (calls may be in flight on it)
+ * moves every later call to the new one. It starts on `initial` and tries `connect` every `retryMs`
+ * until one succeeds, then switches to it. The one replaced stays open (calls may be in flight on it)
  * until the handle is closed.
  */
 class SwitchableConnection {
   readonly proxy: Connection;
-  attempting = false;
-  closed = false;
-  onClose = () => {};
   private current: Connection | NativeConnection;
   private readonly replaced: (Connection | NativeConnection)[] = [];
+  private closed = false;
 
-  constructor(initial: Connection) {
+  constructor(initial: Connection, connect: () => Promise<NativeConnection>, retryMs: number, onSwitch: () => void) {
     this.current = initial;
+    let attempting = false;
+    const retry = setInterval(() => {
+      if (attempting) return;
+      attempting = true;
+      connect().then(
+        (next) => {
+          clearInterval(retry);
+          if (this.closed) return void next.close().catch(() => undefined);
+          this.replaced.push(this.current);
+          this.current = next;
+          onSwitch();
+        },
+        () => (attempting = false),
+      );
+    }, retryMs);
+    retry.unref();
     const close = async () => {
       this.closed = true;
-      this.onClose();
+      clearInterval(retry);
       await Promise.allSettled([this.current, ...this.replaced].map((c) => c.close()));
     };
     this.proxy = new Proxy(initial, {
@@ -123,11 +125,6 @@ class SwitchableConnection {
 
   get native(): boolean {
     return !(this.current instanceof Connection);
-  }
-
-  switchTo(next: NativeConnection): void {
-    this.replaced.push(this.current);
-    this.current = next;
   }
 }
 
