@@ -27,18 +27,29 @@ const MIN_SYMBOL_WIDTH = 143;
 
 type Prepared = { box: Box; pixels: Buffer; width: number; height: number; barcodes: Box[] };
 
-/** One label's crop: enlarged to the view's height, contrast-stretched, its barcode found and blanked. */
-async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prepared | null> {
+/**
+ * A label's pixels, cut out of the grey photo (the box widened to whole pixels, kept inside the photo).
+ * Cut here: handing libvips the whole photo to extract from copies all of it.
+ */
+export function cutLabel(
+  grey: GreyImage,
+  box: Box,
+): { region: Buffer; left: number; top: number; width: number; height: number } {
   const left = Math.max(0, Math.floor(box.x0));
   const top = Math.max(0, Math.floor(box.y0));
-  const width = Math.min(grey.width, Math.ceil(box.x1)) - left;
-  const height = Math.min(grey.height, Math.ceil(box.y1)) - top;
-  if (width < 8 || height < 8) return null;
-  const scale = Math.max(1, Math.min(4, view.height / height));
-  // Cut the rows out here: handing libvips the whole photo to extract from copies all of it.
+  const width = Math.max(0, Math.min(grey.width, Math.ceil(box.x1)) - left);
+  const height = Math.max(0, Math.min(grey.height, Math.ceil(box.y1)) - top);
   const region = Buffer.allocUnsafe(width * height);
   for (let y = 0; y < height; y++)
     grey.data.copy(region, y * width, (top + y) * grey.width + left, (top + y) * grey.width + left + width);
+  return { region, left, top, width, height };
+}
+
+/** One label's crop: enlarged to the view's height, contrast-stretched, its barcode found and blanked. */
+async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prepared | null> {
+  const { region, left, top, width, height } = cutLabel(grey, box);
+  if (width < 8 || height < 8) return null;
+  const scale = Math.max(1, Math.min(4, view.height / height));
   const { data, info } = await sharp(region, { raw: { width, height, channels: 1 } })
     .resize(Math.round(width * scale))
     .toColourspace('b-w')
