@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseSecretKeys } from './lib/secrets/secret-box.js';
-import { OCR_MODELS } from './modules/recognition/engines/local/ocr-models.js';
+import { OCR_ENGINES, OCR_MODELS } from './modules/recognition/engines/local/ocr-models.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -56,6 +56,9 @@ const schema = z.object({
     .default(() => availableParallelism()),
   // The local recognizer's OCR model (ocr-pool.ts): `fast` (tessdata_fast, the default) or `best`.
   OCR_MODEL: z.enum(OCR_MODELS).default('fast'),
+  // Which tesseract reads (ocr-models.ts): `auto` (the default: the machine's libtesseract where it is
+  // installed, tesseract.js's wasm build otherwise), `native` (refuses to start without it) or `wasm`.
+  OCR_ENGINE: z.enum(OCR_ENGINES).default('auto'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).default(1000),
   // How old an unconfirmed start must be before the relay makes it (the API's own start goes first).
   OUTBOX_RELAY_GRACE_MS: z.coerce.number().int().min(500).default(10_000),

@@ -1,4 +1,4 @@
-// `npm run eval -- [--recognizer local] [--model fast|best] [--images test/fixtures/synthetic-shelves] [--dataset ../shared/datasets] [--report eval-report.json]`
+// `npm run eval -- [--recognizer local] [--model fast|best] [--engine auto|native|wasm] [--images test/fixtures/synthetic-shelves] [--dataset ../shared/datasets] [--report eval-report.json]`
 // Measures a recognizer: on a labelled synthetic set, precision/recall/F1 of catalogue items, price,
 // position and facing accuracy, seconds per image; on the real photos in --dataset, price-tag price
 // accuracy (in the labelled boxes, and the share of tags the label finder finds on its own) and
@@ -13,7 +13,9 @@ import { readCloseUp } from '../../src/modules/recognition/engines/local/barcode
 import { findLabelBoxes } from '../../src/modules/recognition/engines/local/label-finder.js';
 import { decodePhoto } from '../../src/modules/recognition/engines/local/photo.js';
 import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
-import { parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
+import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
+import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
+import { childProcesses } from '../lib/child-processes.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
 import { createRecognizer, type CatalogueEntry } from '../../src/modules/recognition/recognizer.js';
 
@@ -26,16 +28,31 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     // The local recognizer's OCR model (OCR_MODEL): fast (the default) or best.
     model: { type: 'string', default: process.env.OCR_MODEL ?? 'fast' },
+    // Which tesseract reads (OCR_ENGINE): auto (the default: native where libtesseract is installed), native or wasm.
+    engine: { type: 'string', default: process.env.OCR_ENGINE ?? 'auto' },
   },
 });
 const model = parseOcrModel(values.model, '--model');
 // The recognizer made below reads its model from the configuration, as the worker does.
 process.env.OCR_MODEL = model;
+// auto decided here, once, so that the report names the engine that read.
+const engine = resolveOcrEngine(parseOcrEngine(values.engine, '--engine'), model);
+process.env.OCR_ENGINE = engine;
 
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+// The native engine's helper processes count too (their peaks, added to this process's).
+let helpersPeak = 0;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  helpersPeak = Math.max(helpersPeak, childProcesses().peakRssMb);
+}, 50);
 const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
-const report: Record<string, unknown> = { recognizer: values.recognizer, model, date: new Date().toISOString() };
+const report: Record<string, unknown> = {
+  recognizer: values.recognizer,
+  model,
+  engine,
+  date: new Date().toISOString(),
+};
 
 type Box = { x0: number; y0: number; x1: number; y1: number };
 function iou(a: Box, b: Box): number {
@@ -104,11 +121,13 @@ if (values.images && existsSync(values.images)) {
     const input = await inputOf(truth);
     const started = performance.now();
     const cpu = process.cpuUsage();
+    const helpersCpu = childProcesses().cpuSeconds;
     const products = await recognizer.recognize(input);
     const took = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     seconds += took;
-    cpuSeconds += (used.user + used.system) / 1e6;
+    // The native engine reads in helper processes: their CPU time is the photo's too.
+    cpuSeconds += (used.user + used.system) / 1e6 + childProcesses().cpuSeconds - helpersCpu;
     const skuOf = (p: { sku: string | null; upc: string | null }) =>
       p.sku ?? catalogue.find((c) => normalizeGtin(c.upc) === normalizeGtin(p.upc))?.sku ?? null;
     const predicted = new Map<string, (typeof products)[number]>();
@@ -179,7 +198,7 @@ if (values.images && existsSync(values.images)) {
 // 2. Real photos (read in place, never copied): price tags on shelves, and barcode close-ups.
 if (values.dataset) {
   const root = resolve(values.dataset);
-  const ocr = new OcrPool(1, model);
+  const ocr = new OcrPool(1, model, engine);
   const tagsCsv = join(root, 'real-shelf-price-tags', 'price_boxes_gt.csv');
   if (existsSync(tagsCsv)) {
     const rows = readFileSync(tagsCsv, 'utf8')
@@ -255,7 +274,7 @@ if (values.dataset) {
 }
 
 clearInterval(sampler);
-report.peakRssMb = Math.round(peakRss / 1024 / 1024);
+report.peakRssMb = Math.round(peakRss / 1024 / 1024) + helpersPeak;
 const summary = {
   ...report,
   synthetic: report.synthetic ? { ...(report.synthetic as object), perImage: undefined } : undefined,

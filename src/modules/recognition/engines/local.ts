@@ -3,11 +3,14 @@ import { registerRecognizer } from '../recognizer.js';
 import { PooledLocalRecognizer, RecognitionPool } from './local/recognition-pool.js';
 
 // One pool of recognition threads for the whole process (RECOGNITION_THREADS, one per core by
-// default; OCR_MODEL), created on first use and shared by every analysis.
+// default; OCR_MODEL, OCR_ENGINE), created on first use and shared by every analysis.
 let pool: RecognitionPool | undefined;
 registerRecognizer(
   'local',
-  () => new PooledLocalRecognizer((pool ??= new RecognitionPool(config().RECOGNITION_THREADS, config().OCR_MODEL))),
+  () =>
+    new PooledLocalRecognizer(
+      (pool ??= new RecognitionPool(config().RECOGNITION_THREADS, config().OCR_MODEL, config().OCR_ENGINE)),
+    ),
 );
 
 /** The process's recognition pool, if the local recognizer was used (for tests and the benchmark). */

@@ -1,3 +1,10 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
 /**
  * The English OCR models, both on disk (no download, ever). `fast`, the default: tessdata_fast's
  * smaller LSTM, kept in the repository (models/tesseract/eng-fast/README.md says where it comes
@@ -12,4 +19,36 @@ export type OcrModel = (typeof OCR_MODELS)[number];
 export function parseOcrModel(value: string, what: string): OcrModel {
   if (!(OCR_MODELS as readonly string[]).includes(value)) throw new Error(`${what}: one of ${OCR_MODELS.join(', ')}`);
   return value as OcrModel;
+}
+
+/**
+ * Which tesseract reads: `native`, the machine's libtesseract through a helper process
+ * (native-tesseract.ts; a quarter to a third less time a photo, the same model), `wasm`, tesseract.js's
+ * WebAssembly build in the thread, or `auto` (the default): native where libtesseract and a C++
+ * compiler are installed, wasm otherwise. Native reads the `fast` model only.
+ */
+export const OCR_ENGINES = ['auto', 'native', 'wasm'] as const;
+export type OcrEngine = (typeof OCR_ENGINES)[number];
+
+/** An engine named on a command line or in OCR_ENGINE, checked (`what` names the source in the error). */
+export function parseOcrEngine(value: string, what: string): OcrEngine {
+  if (!(OCR_ENGINES as readonly string[]).includes(value)) throw new Error(`${what}: one of ${OCR_ENGINES.join(', ')}`);
+  return value as OcrEngine;
+}
+
+/** The app's root: the nearest directory above this module with a package.json (the checkout, or /app in the image). */
+export function appRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('the app root (package.json) was not found above ocr-models');
+    dir = up;
+  }
+  return dir;
+}
+
+/** The directory holding the model's eng.traineddata.gz. */
+export function langPath(model: OcrModel): string {
+  if (model === 'best') return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+  return join(appRoot(), 'models', 'tesseract', 'eng-fast');
 }

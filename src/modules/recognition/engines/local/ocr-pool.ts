@@ -1,15 +1,11 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createScheduler, createWorker, OEM, PSM, type Scheduler } from 'tesseract.js';
-import type { OcrModel } from './ocr-models.js';
+import { langPath, type OcrEngine, type OcrModel } from './ocr-models.js';
+import { NativeOcr } from './native-ocr.js';
+import { nativeTesseract, NativeTesseractUnavailable } from './native-tesseract.js';
 
-const require = createRequire(import.meta.url);
+import type { Box, OcrLine, OcrWord } from './ocr-types.js';
 
-export type Box = { x0: number; y0: number; x1: number; y1: number };
-export type OcrWord = { text: string; confidence: number; bbox: Box };
-export type OcrLine = { text: string; confidence: number; bbox: Box; words: OcrWord[] };
+export type { Box, OcrLine, OcrWord } from './ocr-types.js';
 
 /**
  * 8-bit grey pixels as a binary PGM file, the form OCR is handed images in: leptonica reads it as it
@@ -20,22 +16,6 @@ export function pgm(pixels: Buffer, width: number, height: number): Buffer {
   return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii'), pixels.subarray(0, width * height)]);
 }
 
-/** The app's root: the nearest directory above this module with a package.json (the checkout, or /app in the image). */
-function appRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('the app root (package.json) was not found above ocr-pool');
-    dir = up;
-  }
-  return dir;
-}
-
-function langPath(model: OcrModel): string {
-  if (model === 'best') return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
-  return join(appRoot(), 'models', 'tesseract', 'eng-fast');
-}
-
 /**
  * One long-lived pool of tesseract workers per process. Creating a worker costs a second and
  * tens of MB, so images share the pool instead of each starting their own.
@@ -43,11 +23,36 @@ function langPath(model: OcrModel): string {
 export class OcrPool {
   private scheduler: Scheduler | undefined;
   private starting: Promise<Scheduler> | undefined;
+  /** The native engine's process, when it reads (`engine` says which does). */
+  private readonly native: NativeOcr | undefined;
+  readonly engine: 'native' | 'wasm';
 
   constructor(
     private readonly size: number,
     private readonly model: OcrModel = 'fast',
-  ) {}
+    engine: OcrEngine = 'auto',
+  ) {
+    this.native = engine === 'wasm' ? undefined : OcrPool.nativeFor(model, engine);
+    this.engine = this.native ? 'native' : 'wasm';
+  }
+
+  /** The native engine for OCR_ENGINE=native or auto; auto reads with wasm where native cannot run. */
+  private static nativeFor(model: OcrModel, engine: 'native' | 'auto'): NativeOcr | undefined {
+    try {
+      if (model !== 'fast') throw new NativeTesseractUnavailable(`it reads the fast model only, not ${model}`);
+      const { binary, tessdata } = nativeTesseract();
+      return new NativeOcr(binary, tessdata);
+    } catch (err) {
+      if (engine === 'native' || !(err instanceof NativeTesseractUnavailable)) throw err;
+      process.emitWarning(
+        `OCR_ENGINE=auto reads with tesseract's wasm build: the native engine cannot run (${err.message})`,
+        {
+          code: 'SHELF_OCR_WASM',
+        },
+      );
+      return undefined;
+    }
+  }
 
   private async start(): Promise<Scheduler> {
     const scheduler = createScheduler();
@@ -75,6 +80,7 @@ export class OcrPool {
 
   /** Text lines with their boxes, in the coordinates of the image given. */
   async lines(image: Buffer, psm: PSM = PSM.SPARSE_TEXT, whitelist = ''): Promise<OcrLine[]> {
+    if (this.native) return this.native.lines(image, Number(psm), whitelist);
     const scheduler = await this.ready();
     const { data } = (await scheduler.addJob(
       'recognize',
@@ -118,6 +124,7 @@ export class OcrPool {
    * and parse than its JSON layout tree.
    */
   async words(image: Buffer, psm: PSM = PSM.SINGLE_BLOCK): Promise<OcrWord[]> {
+    if (this.native) return this.native.words(image, Number(psm));
     const scheduler = await this.ready();
     const { data } = (await scheduler.addJob(
       'recognize',
@@ -139,6 +146,7 @@ export class OcrPool {
   }
 
   async close(): Promise<void> {
+    await this.native?.close();
     await this.scheduler?.terminate();
     this.scheduler = undefined;
     this.starting = undefined;

@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
-import type { OcrModel } from './ocr-models.js';
+import type { OcrEngine, OcrModel } from './ocr-models.js';
 
 /** What a recognition thread is given: the input without its AbortSignal (which cannot cross threads). */
 export type ThreadTask = {
@@ -13,7 +13,7 @@ export type ThreadTask = {
 };
 
 /** What every thread is started with. */
-export type ThreadData = { model: OcrModel };
+export type ThreadData = { model: OcrModel; engine: OcrEngine };
 
 // The thread's module next to this one: .ts when running from the sources under tsx (whose loader the
 // threads inherit through execArgv), .js in the compiled dist/.
@@ -39,10 +39,11 @@ export class RecognitionPool {
   constructor(
     readonly size: number,
     model: OcrModel = 'fast',
+    engine: OcrEngine = 'auto',
   ) {
     this.piscina = new Piscina({
       filename: threadFile,
-      workerData: { model } satisfies ThreadData,
+      workerData: { model, engine } satisfies ThreadData,
       minThreads: size,
       maxThreads: size,
       concurrentTasksPerWorker: 1,

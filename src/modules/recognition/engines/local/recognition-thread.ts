@@ -7,8 +7,8 @@ import { LocalRecognizer } from './local-recognizer.js';
 import { OcrPool } from './ocr-pool.js';
 import type { ThreadData, ThreadTask } from './recognition-pool.js';
 
-const { model } = workerData as ThreadData;
-const recognizer = new LocalRecognizer({ ocr: new OcrPool(1, model) });
+const { model, engine } = workerData as ThreadData;
+const recognizer = new LocalRecognizer({ ocr: new OcrPool(1, model, engine) });
 
 export default function recognize(task: ThreadTask): Promise<RecognizedProduct[]> {
   // Structured clone hands a Buffer over as a plain Uint8Array: view the same bytes as a Buffer again.

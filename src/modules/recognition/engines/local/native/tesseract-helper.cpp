@@ -1,0 +1,91 @@
+// A long-lived tesseract for one recognition thread (native-ocr.ts): the model is loaded once, then
+// each request is read from stdin and answered on stdout, one at a time.
+//
+// Request:  u32 psm, u32 whitelist bytes, u32 image bytes (little-endian), the whitelist, the image
+//           (any format leptonica reads; the recognizer sends PGM).
+// Response: u32 bytes, then that many bytes of text: one row per text line and per word,
+//           "L" or "W", confidence, x0, y0, x1, y1, text, tab-separated, a word's row after its line's.
+// Anything unexpected ends the process with a message on stderr; the parent starts another.
+#include <tesseract/baseapi.h>
+#include <tesseract/resultiterator.h>
+#include <leptonica/allheaders.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+static bool readAll(void *buf, size_t n) {
+  return n == 0 || fread(buf, 1, n, stdin) == n;
+}
+
+static void writeRow(std::string &out, const char *kind, tesseract::ResultIterator *it,
+                     tesseract::PageIteratorLevel level) {
+  std::unique_ptr<char[]> text(it->GetUTF8Text(level));
+  if (!text) return;
+  std::string t(text.get());
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  for (char &c : t)
+    if (c == '\t' || c == '\n') c = ' ';
+  int x0, y0, x1, y1;
+  if (!it->BoundingBox(level, &x0, &y0, &x1, &y1)) return;
+  char head[96];
+  snprintf(head, sizeof head, "%s\t%.4f\t%d\t%d\t%d\t%d\t", kind, it->Confidence(level), x0, y0, x1, y1);
+  out += head;
+  out += t;
+  out += '\n';
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: tesseract-helper <tessdata dir> <language>\n");
+    return 2;
+  }
+  tesseract::TessBaseAPI api;
+  // The word lists stay unloaded, as in the wasm engine: shelf text is brands, sizes and prices.
+  std::vector<std::string> names{"load_system_dawg", "load_freq_dawg"};
+  std::vector<std::string> values{"0", "0"};
+  if (api.Init(argv[1], argv[2], tesseract::OEM_LSTM_ONLY, nullptr, 0, &names, &values, false) != 0) {
+    fprintf(stderr, "tesseract-helper: could not load %s from %s\n", argv[2], argv[1]);
+    return 3;
+  }
+  api.SetVariable("preserve_interword_spaces", "1");
+  for (int i = 3; i < argc; i++) {
+    std::string kv(argv[i]);
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || !api.SetVariable(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str())) {
+      fprintf(stderr, "tesseract-helper: not a variable: %s\n", argv[i]);
+      return 2;
+    }
+  }
+  for (;;) {
+    uint32_t head[3];
+    if (fread(head, 4, 3, stdin) != 3) return 0;  // the parent closed our stdin: done
+    std::string whitelist(head[1], '\0');
+    std::vector<unsigned char> image(head[2]);
+    if (!readAll(whitelist.data(), whitelist.size()) || !readAll(image.data(), image.size())) return 4;
+    std::string out;
+    Pix *pix = pixReadMem(image.data(), image.size());
+    if (pix) {
+      api.SetImage(pix);
+      api.SetPageSegMode(static_cast<tesseract::PageSegMode>(head[0]));
+      api.SetVariable("tessedit_char_whitelist", whitelist.c_str());
+      if (api.Recognize(nullptr) == 0) {
+        std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator());
+        if (it && !it->Empty(tesseract::RIL_TEXTLINE)) {
+          do {
+            if (it->IsAtBeginningOf(tesseract::RIL_TEXTLINE)) writeRow(out, "L", it.get(), tesseract::RIL_TEXTLINE);
+            writeRow(out, "W", it.get(), tesseract::RIL_WORD);
+          } while (it->Next(tesseract::RIL_WORD));
+        }
+      }
+      api.Clear();
+      pixDestroy(&pix);
+    } else {
+      out = "E\tunreadable image\n";
+    }
+    uint32_t n = static_cast<uint32_t>(out.size());
+    if (fwrite(&n, 4, 1, stdout) != 1 || fwrite(out.data(), 1, n, stdout) != n || fflush(stdout) != 0) return 5;
+  }
+}

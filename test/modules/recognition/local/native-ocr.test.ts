@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { PSM } from 'tesseract.js';
+import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
+import { readLabels } from '../../../../src/modules/recognition/engines/local/label-reader.js';
+import { NativeOcr } from '../../../../src/modules/recognition/engines/local/native-ocr.js';
+import { nativeTesseract } from '../../../../src/modules/recognition/engines/local/native-tesseract.js';
+import { OcrPool, pgm } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
+import { decodePhoto, greenChannel } from '../../../../src/modules/recognition/engines/local/photo.js';
+import { RecognitionPool } from '../../../../src/modules/recognition/engines/local/recognition-pool.js';
+import { labelCrops } from '../../../helpers/label-crops.js';
+
+const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
+const root = resolve(import.meta.dirname, '../../../..');
+type Truth = { products: { price: number; discountedPrice: number | null }[] };
+
+/** A first-pass sheet's worth of work: every label of a committed photo, read by `ocr` the way the recognizer reads them. */
+async function readShelf(ocr: OcrPool, name: string) {
+  const photo = await decodePhoto(readFileSync(`${dir}/${name}.jpg`));
+  return readLabels(ocr, greenChannel(photo), await findLabelBoxes(photo));
+}
+
+/** How many of a photo's shelf prices appear, as printed, in the text read off its labels. */
+function pricesRead(name: string, texts: string[]): number {
+  const truth = JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as Truth;
+  const all = texts.join(' ');
+  return truth.products.filter((p) => all.includes((p.discountedPrice ?? p.price).toFixed(2))).length;
+}
+
+/** The nice value of a process, from /proc (field 19 of its stat). */
+function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** Runs a snippet in a fresh process (the engine's resolution is per process), with `env` added. */
+async function inFreshProcess(code: string, env: Record<string, string>) {
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  });
+}
+
+describe('the native tesseract engine', () => {
+  const native = new OcrPool(1, 'fast', 'native');
+  const wasm = new OcrPool(1, 'fast', 'wasm');
+  after(async () => {
+    await native.close();
+    await wasm.close();
+  });
+
+  it('reads the labels of a shelf with the prices the wasm engine reads', async () => {
+    assert.equal(native.engine, 'native');
+    for (const name of ['shelf-03', 'shelf-08']) {
+      const byNative = pricesRead(
+        name,
+        (await readShelf(native, name)).map((r) => r.text),
+      );
+      const byWasm = pricesRead(
+        name,
+        (await readShelf(wasm, name)).map((r) => r.text),
+      );
+      assert.ok(byNative >= byWasm, `${name}: ${byNative} prices read natively, ${byWasm} by wasm`);
+      assert.ok(byNative > 0, name);
+    }
+  });
+
+  it('answers lines with their words, boxes and confidences, and a whitelist limits the characters', async () => {
+    const [crop] = await labelCrops('shelf-03');
+    const image = pgm(crop!.region, crop!.width, crop!.height);
+    const lines = await native.lines(image, PSM.SINGLE_BLOCK);
+    assert.ok(lines.length > 0);
+    for (const line of lines) {
+      assert.ok(line.words.length > 0, line.text);
+      assert.equal(line.text.replace(/\s+/g, ' '), line.words.map((w) => w.text).join(' '));
+      assert.ok(line.confidence > 0 && line.confidence <= 100);
+      for (const w of line.words) assert.ok(w.bbox.x0 >= line.bbox.x0 && w.bbox.x1 <= line.bbox.x1, w.text);
+    }
+    const digits = await native.lines(image, PSM.SINGLE_BLOCK, '0123456789.');
+    assert.ok(
+      digits.every((l) => /^[0-9. ]+$/.test(l.text)),
+      JSON.stringify(digits.map((l) => l.text)),
+    );
+    // The whitelist was for that request only.
+    assert.deepEqual(
+      (await native.lines(image, PSM.SINGLE_BLOCK)).map((l) => l.text),
+      lines.map((l) => l.text),
+    );
+  });
+
+  it('a helper that dies fails only the request it was reading, and the next request starts another', async () => {
+    const { binary, tessdata } = nativeTesseract();
+    const ocr = new NativeOcr(binary, tessdata);
+    try {
+      const [crop] = await labelCrops('shelf-03');
+      const image = pgm(crop!.region, crop!.width, crop!.height);
+      const first = await ocr.words(image, 6);
+      const pid = ocr.pid!;
+      const lost = ocr.words(image, 6);
+      process.kill(pid, 'SIGKILL');
+      await assert.rejects(lost, /native tesseract exited \(SIGKILL\)/);
+      assert.deepEqual(await ocr.words(image, 6), first);
+      assert.notEqual(ocr.pid, pid);
+    } finally {
+      await ocr.close();
+    }
+  });
+
+  it('an unreadable image is an error for its request only', async () => {
+    await assert.rejects(native.words(Buffer.from('not an image')), /native tesseract: unreadable image/);
+    assert.ok((await readShelf(native, 'shelf-03')).some((r) => r.text.length > 0));
+  });
+
+  describe('in the recognition pool', () => {
+    let pool: RecognitionPool;
+    before(() => {
+      pool = new RecognitionPool(1, 'fast', 'native');
+    });
+    after(() => pool.close());
+
+    it('each thread reads with its own helper, at the thread’s lowered priority', async () => {
+      const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
+      const image = readFileSync(`${dir}/shelf-03.jpg`);
+      const products = await pool.run({
+        image,
+        contentType: 'image/jpeg',
+        width: 1600,
+        height: 1200,
+        catalogue,
+        runIndex: 0,
+      });
+      assert.ok(products.some((p) => p.sku));
+      // This process's helpers: the main thread's (the tests above) and the pool thread's.
+      const { stdout } = await promisify(execFile)('pgrep', ['-P', String(process.pid), '-f', 'tesseract-helper']);
+      const nices = stdout
+        .trim()
+        .split('\n')
+        .map((pid) => niceOf(Number(pid)));
+      // recognition-pool.ts starts its threads at nice +10; the thread's helper reads at the same priority.
+      assert.deepEqual(nices.sort(), [niceOf(process.pid), niceOf(process.pid) + 10].sort());
+    });
+  });
+
+  it('OCR_ENGINE=auto reads with the wasm build where the native engine cannot run; native refuses to start', async () => {
+    const code = `
+      import { OcrPool } from './src/modules/recognition/engines/local/ocr-pool.ts';
+      const pool = new OcrPool(1, 'fast', process.env.ENGINE);
+      console.log(pool.engine);
+      await pool.close();`;
+    const auto = await inFreshProcess(code, { ENGINE: 'auto', TESSERACT_HELPER: '/nonexistent/tesseract-helper' });
+    assert.equal(auto.stdout.trim(), 'wasm');
+    assert.match(auto.stderr, /OCR_ENGINE=auto reads with tesseract's wasm build.*TESSERACT_HELPER=\/nonexistent/);
+    await assert.rejects(
+      inFreshProcess(code, { ENGINE: 'native', TESSERACT_HELPER: '/nonexistent/tesseract-helper' }),
+      /TESSERACT_HELPER=\/nonexistent\/tesseract-helper does not exist/,
+    );
+    const here = await inFreshProcess(code, { ENGINE: 'auto' });
+    assert.equal(here.stdout.trim(), 'native');
+  });
+});
