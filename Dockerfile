@@ -20,14 +20,24 @@ COPY workers workers
 COPY migrations migrations
 COPY scripts scripts
 RUN npm run build
+# The native OCR engine's helper (native-tesseract.ts), against Debian's libtesseract: the runtime
+# stage has the library, not the compiler, so it is built here and named by TESSERACT_HELPER.
+RUN apt-get update && apt-get install -y --no-install-recommends g++ pkg-config libtesseract-dev \
+    && rm -rf /var/lib/apt/lists/* \
+    && mkdir -p bin \
+    && g++ -O2 -std=c++17 -o bin/tesseract-helper src/modules/recognition/engines/local/native/tesseract-helper.cpp \
+       $(pkg-config --cflags --libs tesseract lept)
 
 # --- runtime: compiled code + production dependencies, as the unprivileged `node` user --------
 FROM node:24-bookworm-slim AS runtime
 
-RUN npm install -g npm@11.19.1 && npm cache clean --force
+RUN npm install -g npm@11.19.1 && npm cache clean --force \
+    && apt-get update && apt-get install -y --no-install-recommends libtesseract5 \
+    && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
 ENV NODE_ENV=production \
+    TESSERACT_HELPER=/app/bin/tesseract-helper \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false
 
@@ -39,6 +49,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist dist
 # The local recognizer's default OCR model (models/tesseract/eng-fast/README.md), found from the app root.
 COPY models models
+COPY --from=build /app/bin/tesseract-helper bin/tesseract-helper
 
 USER node
 

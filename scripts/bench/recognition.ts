@@ -1,9 +1,10 @@
-// `[OCR_MODEL=best] npm run bench:recognition -- [--images test/fixtures/synthetic-shelves] [--photos 24]`
+// `[OCR_MODEL=best] [OCR_ENGINE=auto|native|wasm] npm run bench:recognition -- [--images test/fixtures/synthetic-shelves] [--photos 24]`
 // Recognition throughput of the `local` recognizer's thread pool, in one run: the same photos read
 // by a pool of one thread in a process pinned to one core (`taskset -c 0`), then by a pool of one
 // thread per core in an unpinned process kept full (two photos per thread in flight). Prints photos
 // per second on one core and on all cores, seconds per photo, each process's peak memory and the
-// scaling efficiency, all cores ÷ (cores × one core). Each pool is warmed up first (every thread
+// scaling efficiency, all cores ÷ (cores × one core). Memory counts the native OCR engine's helper
+// processes (one per thread) with the process. Each pool is warmed up first (every thread
 // reads a photo, untimed: starting tesseract takes a second). Prints numbers; asserts nothing.
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -11,7 +12,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadShelfPhotos } from '../lib/shelf-photos.js';
-import { parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
+import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
+import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
+import { childProcesses } from '../lib/child-processes.js';
 import { RecognitionPool } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 const { values } = parseArgs({
@@ -25,13 +28,16 @@ const { values } = parseArgs({
 
 // The OCR model, as the worker takes it (OCR_MODEL: fast, the default, or best); children inherit it.
 const model = parseOcrModel(process.env.OCR_MODEL ?? 'fast', 'OCR_MODEL');
+// The OCR engine (OCR_ENGINE: auto, the default, native or wasm), decided here so the figures name it.
+const engine = resolveOcrEngine(parseOcrEngine(process.env.OCR_ENGINE ?? 'auto', 'OCR_ENGINE'), model);
+process.env.OCR_ENGINE = engine;
 
 type Figures = { threads: number; photos: number; seconds: number; secondsPerPhoto: number; peakRssMb: number };
 
 /** One measurement, in this process: `threads` threads kept busy with `photos` photos. */
 async function measure(threads: number, count: number): Promise<Figures> {
   const photos = await loadShelfPhotos(resolve(values.images!));
-  const pool = new RecognitionPool(threads, model);
+  const pool = new RecognitionPool(threads, model, engine);
   await Promise.all(Array.from({ length: threads }, (_, i) => pool.run(photos[i % photos.length]!)));
   let next = 0;
   const latencies: number[] = [];
@@ -47,6 +53,7 @@ async function measure(threads: number, count: number): Promise<Figures> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const helpers = childProcesses().peakRssMb;
   await pool.close();
   return {
     threads,
@@ -54,7 +61,7 @@ async function measure(threads: number, count: number): Promise<Figures> {
     seconds,
     // Per photo of thread time: wall time × threads ÷ photos (a photo waiting in the queue is not counted).
     secondsPerPhoto: (seconds * threads) / count,
-    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) + helpers,
   };
 }
 
@@ -109,6 +116,7 @@ console.table([
 ]);
 console.log(
   JSON.stringify({
+    engine,
     cores,
     oneCore: {
       photosPerSecond: round(perSecond(one), 3),
