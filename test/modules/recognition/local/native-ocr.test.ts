@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -35,6 +35,16 @@ function pricesRead(name: string, texts: string[]): number {
 function niceOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** A process that has ended and waits for its parent to collect it (state Z in /proc). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
 }
 
 /** Runs a snippet in a fresh process (the engine's resolution is per process), with `env` added. */
@@ -143,6 +153,34 @@ describe('the native tesseract engine', () => {
       // recognition-pool.ts starts its threads at nice +10; the thread's helper reads at the same priority.
       assert.deepEqual(nices.sort(), [niceOf(process.pid), niceOf(process.pid) + 10].sort());
     });
+  });
+
+  it('a helper whose process is killed ends too: nothing is left reading for nobody', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { OcrPool } from './src/modules/recognition/engines/local/ocr-pool.ts';
+         import { existsSync, readFileSync } from 'node:fs';
+         const pool = new OcrPool(1, 'fast', 'native');
+         await pool.words(readFileSync(process.env.IMAGE));
+         console.log('read');
+         setInterval(() => {}, 1000);`,
+      ],
+      { cwd: root, env: { ...process.env, IMAGE: `${dir}/shelf-03.jpg` }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((done) => child.stdout.on('data', (c: Buffer) => c.toString().includes('read') && done()));
+    const { stdout } = await promisify(execFile)('pgrep', ['-P', String(child.pid), '-f', 'tesseract-helper']);
+    const helper = Number(stdout.trim());
+    assert.ok(helper > 0);
+    child.kill('SIGKILL');
+    // Its stdin closes with its parent: the helper's loop reads the end and returns.
+    for (let i = 0; i < 100 && existsSync(`/proc/${helper}`) && !isZombie(helper); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!existsSync(`/proc/${helper}`) || isZombie(helper), `helper ${helper} still running`);
   });
 
   it('OCR_ENGINE=auto reads with the wasm build where the native engine cannot run; native refuses to start', async () => {
