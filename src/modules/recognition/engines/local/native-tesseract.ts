@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { appRoot, langPath, type OcrEngine, type OcrModel } from './ocr-models.js';
@@ -15,6 +15,11 @@ export class NativeTesseractUnavailable extends Error {
 }
 
 const SOURCE = join('src', 'modules', 'recognition', 'engines', 'local', 'native', 'tesseract-helper.cpp');
+
+/** ~/.cache/shelf-service (XDG_CACHE_HOME honoured), where the Temporal CLI is kept too. */
+function cacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service');
+}
 
 function sha(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 16);
@@ -58,7 +63,7 @@ function helperBinary(): string {
     );
   }
   const source = readFileSync(sourcePath);
-  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service', 'bin');
+  const dir = join(cacheDir(), 'bin');
   const binary = join(dir, `tesseract-helper-${sha(Buffer.concat([source, Buffer.from(version)]))}`);
   mkdirSync(dir, { recursive: true });
   writeOnce(binary, (tmp) => {
@@ -76,12 +81,13 @@ function helperBinary(): string {
 
 /**
  * The model the wasm engine reads (models/tesseract/eng-fast, gzipped in the repository), unpacked
- * once into the temporary directory, since libtesseract reads only plain traineddata. The same file,
- * so both engines read with the same network.
+ * once beside the helper, since libtesseract reads only plain traineddata. The same file, so both
+ * engines read with the same network. Not in the shared temporary directory: another user could put
+ * a file of their own there first, and the helper would read it.
  */
 function tessdataDir(): string {
   const gz = readFileSync(join(langPath('fast'), 'eng.traineddata.gz'));
-  const dir = join(tmpdir(), `shelf-tessdata-${sha(gz)}`);
+  const dir = join(cacheDir(), `tessdata-${sha(gz)}`);
   mkdirSync(dir, { recursive: true });
   writeOnce(join(dir, 'eng.traineddata'), (tmp) => writeFileSync(tmp, gunzipSync(gz)));
   return dir;
