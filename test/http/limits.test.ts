@@ -1,36 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../src/db/sql.js';
 import { request, startTestApi, type TestApi } from '../helpers/api.js';
+import { startApiProcess } from '../helpers/api-process.js';
 import { createTestOrg } from '../helpers/fixtures.js';
-import { waitFor } from '../helpers/wait.js';
 import { uniquePrefix } from '../helpers/worker.js';
-
-const root = resolve(import.meta.dirname, '../..');
-
-/** A second, separate API process on the same database. */
-async function startApiProcess(port: number): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', TRUST_PROXY: 'true' },
-    stdio: 'ignore',
-  });
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(
-    'the second API process',
-    async () => {
-      try {
-        return (await fetch(`${base}/health/live`)).ok;
-      } catch {
-        return false;
-      }
-    },
-    30_000,
-  );
-  return { child, base };
-}
 
 describe('rate limits, idempotency, usage and API keys across two API processes', () => {
   let a: TestApi;
@@ -38,7 +13,7 @@ describe('rate limits, idempotency, usage and API keys across two API processes'
 
   before(async () => {
     a = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('limits'), TRUST_PROXY: true });
-    b = await startApiProcess(30000 + Math.floor(Math.random() * 20000));
+    b = await startApiProcess({ TRUST_PROXY: 'true' });
   });
   after(async () => {
     b.child.kill('SIGTERM');

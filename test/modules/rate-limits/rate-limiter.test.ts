@@ -1,31 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
 import { closeRedisWindows, redisWindows } from '../../../src/modules/rate-limits/redis-windows.js';
 import { request, startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';
-import { waitFor } from '../../helpers/wait.js';
+import { startApiProcess } from '../../helpers/api-process.js';
 import { uniquePrefix } from '../../helpers/worker.js';
 
-const root = resolve(import.meta.dirname, '../../..');
 /** This machine's Redis (the README's test prerequisites); the PostgreSQL store needs nothing extra. */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-
-async function startApiProcess(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
-    stdio: 'ignore',
-  });
-  await waitFor(
-    'the second API process',
-    async () => (await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => null))?.ok ?? false,
-    30_000,
-  );
-  return child;
-}
 
 for (const store of ['postgres', 'redis'] as const) {
   describe(`rate limits in ${store}: exact across two API processes`, () => {
@@ -39,9 +23,7 @@ for (const store of ['postgres', 'redis'] as const) {
         TASK_QUEUE_PREFIX: uniquePrefix(`rl-${store}`),
         ...(store === 'redis' ? { REDIS_URL } : {}),
       });
-      const port = 30000 + Math.floor(Math.random() * 20000);
-      b = await startApiProcess(port, env);
-      bBase = `http://127.0.0.1:${port}`;
+      ({ child: b, base: bBase } = await startApiProcess(env));
     });
     after(async () => {
       b.kill('SIGTERM');
