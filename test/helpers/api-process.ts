@@ -1,17 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from './ports.js';
 
 const root = resolve(import.meta.dirname, '../..');
-
-/** A port nothing listens on right now: the system's pick for a listener on port 0, closed again. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /**
  * A second API process (`src/bin/api.ts`), as production runs one, on a free port, once it answers

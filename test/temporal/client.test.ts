@@ -6,18 +6,10 @@ import { NativeConnection } from '@temporalio/worker';
 import { config } from '../../src/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createApiTemporalClient, temporalHealthy } from '../../src/temporal/client.js';
+import { freePort } from '../helpers/ports.js';
 import { uniquePrefix } from '../helpers/worker.js';
 
 const logger = createLogger('silent', 'test');
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe("the API's Temporal client", () => {
   it('is on a native connection when Temporal answers, and starts workflows through it', async () => {
@@ -38,7 +30,7 @@ describe("the API's Temporal client", () => {
   });
 
   it('falls back to the lazy JS client when Temporal does not answer at boot, so the API still starts', async () => {
-    const handle = await createApiTemporalClient(`127.0.0.1:${await closedPort()}`, 'default', logger, 'silent');
+    const handle = await createApiTemporalClient(`127.0.0.1:${await freePort()}`, 'default', logger, 'silent');
     try {
       assert.ok(handle.connection instanceof Connection);
       assert.equal(handle.native(), false);
@@ -51,7 +43,7 @@ describe("the API's Temporal client", () => {
   it('moves to a native connection once Temporal answers, and starts workflows through it', async () => {
     // Temporal appears at the API's address after the API booted: a TCP forwarder to the real server,
     // listening only from step 2.
-    const port = await closedPort();
+    const port = await freePort();
     const [host, target] = config().TEMPORAL_ADDRESS.split(':') as [string, string];
     const handle = await createApiTemporalClient(
       `127.0.0.1:${port}`,
