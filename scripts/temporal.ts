@@ -2,13 +2,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { cacheDir } from '../src/lib/cache-dir.js';
 import { SA, SEARCH_ATTRIBUTE_NAMES } from '../src/temporal/contracts/search-attributes.js';
 
 /** Newest CLI tag whose go.mod has no `replace` directives, so `go install` works. */
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
-export const CACHE_BIN = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service', 'bin');
+export const CACHE_BIN = join(cacheDir(), 'bin');
 
 export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {

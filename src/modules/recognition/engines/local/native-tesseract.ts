@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { cacheDir } from '../../../../lib/cache-dir.js';
 import { appRoot, langPath, type OcrEngine, type OcrModel } from './ocr-models.js';
 
 /** Where the native engine's parts are: the helper program, and the directory holding eng.traineddata. */
@@ -15,11 +15,6 @@ export class NativeTesseractUnavailable extends Error {
 }
 
 const SOURCE = join('src', 'modules', 'recognition', 'engines', 'local', 'native', 'tesseract-helper.cpp');
-
-/** ~/.cache/shelf-service (XDG_CACHE_HOME honoured), where the Temporal CLI is kept too. */
-function cacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'shelf-service');
-}
 
 function sha(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 16);
@@ -95,8 +90,12 @@ function tessdataDir(): string {
 
 let resolved: NativeTesseract | NativeTesseractUnavailable | undefined;
 
-/** The native engine's parts, prepared on first use (a compile of ~2 s, once per machine); throws when it cannot run. */
-export function nativeTesseract(): NativeTesseract {
+/**
+ * The native engine's parts for `model`, prepared on first use (a compile of ~2 s, once per machine);
+ * throws NativeTesseractUnavailable when it cannot run here, or cannot read that model.
+ */
+export function nativeTesseract(model: OcrModel = 'fast'): NativeTesseract {
+  if (model !== 'fast') throw new NativeTesseractUnavailable(`it reads the fast model only, not ${model}`);
   if (!resolved) {
     try {
       resolved = { binary: helperBinary(), tessdata: tessdataDir() };
@@ -112,9 +111,8 @@ export function nativeTesseract(): NativeTesseract {
 /** The engine that reads for `engine` and `model` here: auto becomes native where it can run, wasm elsewhere. */
 export function resolveOcrEngine(engine: OcrEngine, model: OcrModel): 'native' | 'wasm' {
   if (engine !== 'auto') return engine;
-  if (model !== 'fast') return 'wasm';
   try {
-    nativeTesseract();
+    nativeTesseract(model);
     return 'native';
   } catch (err) {
     if (err instanceof NativeTesseractUnavailable) return 'wasm';

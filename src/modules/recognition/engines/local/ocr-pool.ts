@@ -39,8 +39,7 @@ export class OcrPool {
   /** The native engine for OCR_ENGINE=native or auto; auto reads with wasm where native cannot run. */
   private static nativeFor(model: OcrModel, engine: 'native' | 'auto'): NativeOcr | undefined {
     try {
-      if (model !== 'fast') throw new NativeTesseractUnavailable(`it reads the fast model only, not ${model}`);
-      const { binary, tessdata } = nativeTesseract();
+      const { binary, tessdata } = nativeTesseract(model);
       // Without tesseract's second, inverted reading of lines it is unsure of: labels are dark print on
       // light paper, and the pass cost ~5 % of the OCR time for the same results on every set
       // (docs/performance.md).
