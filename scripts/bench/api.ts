@@ -129,6 +129,8 @@ const children = [
   startProcess('src/bin/api.ts', apiPort, {}),
   startProcess('scripts/bench/bare-server.ts', barePort, { BENCH_ORG_ID: org.id }),
 ];
+// A run that fails part way must not leave its servers running (holding ports, and the output pipe).
+process.on('exit', () => children.forEach((c) => c.kill('SIGTERM')));
 await waitHttp(`http://127.0.0.1:${apiPort}/health/live`);
 await waitHttp(`http://127.0.0.1:${barePort}/`);
 

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { InvalidApiKeyError } from '../../../src/lib/errors.js';
+import { generateApiKey } from '../../../src/modules/api-keys/api-key-secret.js';
+import { KeyGate } from '../../../src/modules/api-keys/key-gate.js';
+import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg } from '../../helpers/fixtures.js';
+
+describe('KeyGate with the PostgreSQL store: takes that arrive together share a statement', () => {
+  let api: TestApi;
+
+  before(async () => {
+    api = await startTestApi();
+  });
+  after(() => api.close());
+
+  it('each request is answered as if the takes ran one after the other, in arrival order', async () => {
+    // Free plan: 60 reads a minute. Every call is made in the same tick: the first goes alone, the
+    // others wait for it and go together in one statement (key-gate.ts, TAKE_MANY).
+    const a = await createTestOrg(api.runtime, { plan: 'free' });
+    const b = await createTestOrg(api.runtime, { plan: 'free' });
+    const unknown = `Bearer ${generateApiKey()}`;
+    const gate = () => {
+      const em = api.runtime.orm.em.fork();
+      return new KeyGate(em, new RateLimiter(em));
+    };
+    const calls: { header: string; weight: number }[] = [
+      ...Array.from({ length: 10 }, () => ({ header: `Bearer ${a.keys.read}`, weight: 3 })),
+      { header: unknown, weight: 1 },
+      { header: `Bearer ${b.keys.read}`, weight: 1 },
+      ...Array.from({ length: 11 }, () => ({ header: `Bearer ${a.keys.read}`, weight: 3 })),
+    ];
+    const results = await Promise.all(
+      calls.map(({ header, weight }) =>
+        gate()
+          .enter(header, 'reads', weight)
+          .catch((err: unknown) => err),
+      ),
+    );
+    const of = (i: number) => results[i] as Awaited<ReturnType<KeyGate['enter']>>;
+
+    // Key A: 21 takes of 3 against 60: the first 20, in order, leave 57, 54, ... 0; the 21st is refused.
+    const aPositions = calls.flatMap((c, i) => (c.header === `Bearer ${a.keys.read}` ? [i] : []));
+    assert.deepEqual(
+      aPositions.map((i) => [of(i).rate.allowed, of(i).rate.remaining]),
+      [...Array.from({ length: 20 }, (_, k) => [true, 57 - 3 * k]), [false, 0]],
+    );
+    assert.ok(aPositions.every((i) => of(i).owner.organisationId === a.id));
+    // The unknown key fails alone; key B's take in the same statement is its own.
+    assert.ok(results[10] instanceof InvalidApiKeyError, String(results[10]));
+    assert.equal(of(11).owner.organisationId, b.id);
+    assert.deepEqual([of(11).rate.allowed, of(11).rate.remaining, of(11).rate.limit], [true, 59, 60]);
+
+    // The window holds exactly what was allowed: one more read of key A is refused, key B has 59 left.
+    const next = await gate().enter(`Bearer ${a.keys.read}`, 'reads', 1);
+    assert.equal(next.rate.allowed, false);
+    assert.equal((await gate().enter(`Bearer ${b.keys.read}`, 'reads', 1)).rate.remaining, 58);
+  });
+});
