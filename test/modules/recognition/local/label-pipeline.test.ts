@@ -105,6 +105,42 @@ describe('local recognizer stages', () => {
     assert.equal(products[0]!.price, 198);
   });
 
+  it('with an empty catalogue, reads again only the labels it found no price on, for the same products', async () => {
+    // OCR that counts the pixels it is given: the first look's sheet, then any closer look's.
+    const read = async (catalogue: unknown[]) => {
+      let pixels = 0;
+      const counting = new Proxy(pool, {
+        get: (target, prop) =>
+          prop === 'words' || prop === 'lines'
+            ? (image: Buffer, ...rest: unknown[]) => {
+                const [, w, h] = image.subarray(0, 32).toString('latin1').split(/\s+/);
+                pixels += Number(w) * Number(h);
+                return (target[prop] as (...a: unknown[]) => unknown).call(target, image, ...rest);
+              }
+            : Reflect.get(target, prop),
+      });
+      const image = readFileSync(`${dir}/shelf-01.jpg`);
+      const meta = await sharp(image).metadata();
+      const products = await new LocalRecognizer({ ocr: counting }).recognize({
+        image,
+        contentType: 'image/jpeg',
+        width: meta.width!,
+        height: meta.height!,
+        catalogue: catalogue as never,
+        runIndex: 0,
+      });
+      return { pixels, prices: products.map((p) => p.price) };
+    };
+    const withCatalogue = await read(JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8')));
+    const empty = await read([]);
+    // Re-reading every label it could not name (none, with no catalogue) tripled the pixels read.
+    assert.ok(
+      empty.pixels <= withCatalogue.pixels,
+      `${empty.pixels} pixels read with no catalogue, ${withCatalogue.pixels} with it`,
+    );
+    assert.deepEqual(empty.prices, withCatalogue.prices);
+  });
+
   it('reads a photo with no label paper in it whole (the fallback)', async () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="500"><rect width="100%" height="100%" fill="#8d8d8d"/>
       <text x="60" y="200" font-family="DejaVu Sans" font-size="34" fill="#111">Sunvale Cola 330ml</text>
