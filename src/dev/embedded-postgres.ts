@@ -38,10 +38,16 @@ export async function startEmbeddedPostgres(
   });
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
+  // Created on the first start only. Not by trying createDatabase() and ignoring the error: the
+  // library leaves its connection open when CREATE DATABASE fails, and at stop that connection was
+  // cut with "terminating connection due to administrator command", printed on every later stop.
+  const admin = pg.getPgClient();
+  await admin.connect();
   try {
-    await pg.createDatabase('shelf');
-  } catch {
-    // already there from an earlier start
+    const { rowCount } = await admin.query(`select 1 from pg_database where datname = 'shelf'`);
+    if (!rowCount) await admin.query('create database shelf');
+  } finally {
+    await admin.end();
   }
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/shelf`, stop: () => pg.stop() };
 }

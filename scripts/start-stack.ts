@@ -1,0 +1,115 @@
+// The stack `npm start` runs (scripts/start.ts launches it in a process group of its own): an embedded
+// PostgreSQL and the Temporal dev server (unless pointed elsewhere), migrations, a development
+// organisation on first start, then the API and the worker until it is told to stop, when it stops
+// them in order: the API and the worker (which drain), then the Temporal server, then the database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { initORM, migrate } from '../src/db/orm.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/dev/embedded-postgres.js';
+import { createServices } from '../src/services.js';
+import { startDevServer, waitForPort, type DevServer } from './temporal.js';
+
+const root = resolve(import.meta.dirname, '..');
+const dataDir = resolve(process.env.DATA_DIR ?? join(root, '.data'));
+mkdirSync(dataDir, { recursive: true });
+const say = (msg: string) => console.log(`[start] ${msg}`);
+
+// Stored secrets are encrypted with SECRETS_KEY; a development stack keeps its own key beside its
+// data (mode 600), made on first start, so its database is never readable without it.
+if (!process.env.SECRETS_KEY) {
+  const keyFile = join(dataDir, 'secrets.key');
+  if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  process.env.SECRETS_KEY = readFileSync(keyFile, 'utf8').trim();
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+const children: ChildProcess[] = [];
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say('stopping...');
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((done) => {
+            if (c.exitCode !== null || c.signalCode !== null) return done();
+            c.once('exit', () => done());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
+          }),
+      ),
+    );
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => say(`cleanup failed: ${e}`));
+    say('stopped');
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+// The launcher gone (even killed outright): the stack does not outlive it.
+process.on('disconnect', () => void shutdown(1));
+
+try {
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+    say(`starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${join(dataDir, 'postgres')})`);
+    const db: EmbeddedDatabase = await startEmbeddedPostgres(dataDir, port, say, { ownSignals: true });
+    cleanups.push(() => db.stop());
+    databaseUrl = db.url;
+  }
+
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    say('starting the Temporal dev server on 127.0.0.1:7233');
+    const server: DevServer = await startDevServer({
+      port: 7233,
+      uiPort: 8233,
+      dbFile: join(dataDir, 'temporal.db'),
+      log: say,
+    });
+    cleanups.push(() => server.stop());
+    temporalAddress = server.address;
+    say(`Temporal Web UI: ${server.uiUrl}`);
+  }
+
+  const orm = await initORM(databaseUrl);
+  const applied = await migrate(orm);
+  say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
+  const services = createServices(orm.em.fork());
+  if ((await services.organisations.list()).length === 0) {
+    const org = await services.organisations.create({ name: 'Development', plan: 'growth', credits: 1000 });
+    const { secret } = await services.apiKeys.create(org.id, 'admin', 'development admin key');
+    say(`created development organisation ${org.id} with 1000 credits`);
+    say(`admin API key (shown once, store it now):\n\n    ${secret}\n`);
+  }
+  await orm.close();
+
+  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const tsx = join(root, 'node_modules', '.bin', 'tsx');
+  for (const [name, entry] of [
+    ['api', 'src/bin/api.ts'],
+    ['worker', 'workers/main.ts'],
+  ] as const) {
+    const child = spawn(tsx, [join(root, entry)], { env, stdio: 'inherit' });
+    child.once('exit', (code, signal) => {
+      if (!stopping) {
+        say(`${name} exited (${signal ?? code}); stopping everything`);
+        void shutdown(1);
+      }
+    });
+    children.push(child);
+  }
+  // Said once the API answers, not when it was spawned: a request sent on this line used to be refused.
+  const port = Number(process.env.PORT ?? 3000);
+  const host = process.env.HOST && process.env.HOST !== '0.0.0.0' ? process.env.HOST : '127.0.0.1';
+  await waitForPort(port, host);
+  say(`API on http://localhost:${port}/api/v1 (reference: /api/v1/docs). Ctrl-C stops everything.`);
+} catch (err) {
+  console.error(err);
+  await shutdown(1);
+}

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { freePort } from '../helpers/ports.js';
+import { uniquePrefix } from '../helpers/worker.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/** Every process on the machine: pid, process group and command line (Linux /proc). */
+function processes(): { pid: number; pgid: number; cmd: string }[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        return [{ pid: Number(pid), pgid: Number(fields[2]), cmd }];
+      } catch {
+        return [];
+      }
+    });
+}
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * `npm start`'s entry as a terminal runs it: the leader of its own process group (a terminal's
+ * foreground job), the embedded database in `dataDir`, the test's Temporal server (the dev server
+ * the stack would start uses fixed ports).
+ */
+async function start(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    EMBEDDED_PG_PORT: String(await freePort()),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TASK_QUEUE_PREFIX: uniquePrefix('start'),
+    LOG_LEVEL: 'silent',
+  };
+  delete env.DATABASE_URL;
+  const launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  launcher.stdout!.on('data', (d: Buffer) => (text += d.toString()));
+  launcher.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+  const deadline = Date.now() + 180_000;
+  while (!text.includes('[start] API on')) {
+    if (launcher.exitCode !== null || Date.now() > deadline) assert.fail(`the stack did not come up:\n${text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { launcher, output: () => text, port };
+}
+
+describe('npm start (scripts/start.ts)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shelf-start-'));
+  // As root the embedded database runs as a `postgres` user, which must reach its folder (mkdtemp makes it 0700).
+  chmodSync(dataDir, 0o755);
+  const started: ChildProcess[] = [];
+  after(() => {
+    for (const l of started) if (l.exitCode === null) process.kill(-l.pid!, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("Ctrl-C (SIGINT to the terminal's process group) stops the API and the worker before the database, with nothing left over", async () => {
+    // Twice: the first start creates the database, the second finds it (its stop used to print a
+    // connection cut by the shutdown).
+    for (const round of [1, 2]) {
+      const { launcher, output } = await start(dataDir);
+      started.push(launcher);
+      // This start's processes: the launcher's group and the stack's own (other tests run API processes too).
+      const all = processes();
+      const groups = new Set([
+        launcher.pid!,
+        ...all.filter((p) => p.cmd.includes('start-stack.ts')).map((p) => p.pgid),
+      ]);
+      const stack = all.filter((p) => groups.has(p.pgid));
+      const database = stack.find((p) => p.cmd.includes(`${dataDir}/postgres`) && /postgres -D/.test(p.cmd));
+      const api = stack.find((p) => p.cmd.includes('src/bin/api.ts') && p.cmd.includes('loader'));
+      const worker = stack.find((p) => p.cmd.includes('workers/main.ts') && p.cmd.includes('loader'));
+      assert.ok(database && api && worker, `database, API and worker processes: ${JSON.stringify(stack)}`);
+      // Out of the terminal's reach: a Ctrl-C must come to them through the launcher, in order.
+      assert.notEqual(database.pgid, launcher.pid, 'the database is not in the terminal-facing process group');
+
+      const gone = new Map<string, number>();
+      const t0 = Date.now();
+      process.kill(-launcher.pid!, 'SIGINT');
+      const exited = new Promise<number | null>((r) => launcher.once('exit', (code) => r(code)));
+      while (gone.size < 3 && Date.now() - t0 < 60_000) {
+        for (const [name, p] of [
+          ['database', database],
+          ['api', api],
+          ['worker', worker],
+        ] as const)
+          if (!gone.has(name) && !alive(p.pid)) gone.set(name, Date.now() - t0);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(await exited, 0, output());
+      assert.ok(gone.get('database')! >= Math.max(gone.get('api')!, gone.get('worker')!), JSON.stringify([...gone]));
+      assert.match(output(), /\[start\] stopped/);
+      assert.doesNotMatch(
+        output(),
+        /embedded postgres: .*(terminating connection|terminated unexpectedly)/,
+        `round ${round}`,
+      );
+      assert.deepEqual(
+        processes().filter((p) => p.cmd.includes(dataDir)),
+        [],
+        'no process of the stack is left',
+      );
+    }
+  });
+});
