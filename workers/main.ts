@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
-import { closeLocalRecognizer } from '../src/modules/recognition/engines/local.js';
+import { closeLocalRecognizer, localRecognitionPool } from '../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
 import { config as appConfig, type Config } from '../src/config.js';
 import type { Logger } from '../src/lib/logger.js';
@@ -55,6 +55,14 @@ const connection = runtime.temporal.connection as NativeConnection;
 const inContext = <T>(fn: () => Promise<T>) => RequestContext.create(runtime.orm.em, fn);
 const TASK_QUEUES = taskQueues(config.TASK_QUEUE_PREFIX);
 let recognizer: Promise<Recognizer> | undefined;
+if (config.RECOGNIZER === 'local') {
+  // The local recognizer's threads start now and each reads a small warm-up photo, so the first
+  // analyses after a start are not the ones that wait for the OCR engine to load.
+  recognizer = createRecognizer('local');
+  recognizer
+    .then(() => localRecognitionPool()?.warm())
+    .catch((err: unknown) => logger.warn({ err }, 'recognition threads not warmed up; the first photos will be'));
+}
 const activities = createActivities({
   orm: runtime.orm,
   config,

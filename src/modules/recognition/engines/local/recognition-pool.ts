@@ -12,6 +12,11 @@ export type ThreadTask = {
   runIndex: number;
 };
 
+/** Read the warm-up photo (warm-up.ts) instead of a task's. */
+export type WarmUpTask = { warmUp: true };
+/** Which thread read the warm-up photo, and how many products it found there (the one label). */
+export type WarmedUp = { threadId: number; products: number };
+
 /** What every thread is started with. */
 export type ThreadData = { model: OcrModel; engine: OcrEngine };
 
@@ -34,7 +39,7 @@ const NICE = 10;
  * tens of MB to start.
  */
 export class RecognitionPool {
-  private readonly piscina: Piscina<ThreadTask, RecognizedProduct[]>;
+  private readonly piscina: Piscina<ThreadTask | WarmUpTask, RecognizedProduct[] | WarmedUp>;
 
   constructor(
     readonly size: number,
@@ -61,10 +66,21 @@ export class RecognitionPool {
     this.inFlight++;
     try {
       // A cancelled pass (its activity was cancelled) ends its thread; the pool starts a fresh one.
-      return await this.piscina.run(task, signal ? { signal } : {});
+      return (await this.piscina.run(task, signal ? { signal } : {})) as RecognizedProduct[];
     } finally {
       this.inFlight--;
     }
+  }
+
+  /**
+   * Every thread reads the warm-up photo once (one task per thread: each takes one at a time), so
+   * the first real photos do not pay for starting the OCR engine. A photo sent meanwhile waits for a
+   * thread as usual. The worker process calls it at start (workers/main.ts).
+   */
+  async warm(): Promise<WarmedUp[]> {
+    return (await Promise.all(
+      Array.from({ length: this.size }, () => this.piscina.run({ warmUp: true })),
+    )) as WarmedUp[];
   }
 
   /** Photos being read (at most one a thread), and photos waiting for a free thread. */
