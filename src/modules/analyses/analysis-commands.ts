@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
+import { databaseKey, sql } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import {
@@ -123,7 +123,7 @@ export class AnalysisCommands {
     // to a crash only makes the relay start it again, which finds it (startOnce). Marks made while one
     // is being written go together in the next UPDATE.
     marks
-      .submit('analyses', { em: this.em, id: a.id })
+      .submit(databaseKey(this.em), { em: this.em, id: a.id })
       .catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
   }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedSql } from '../../db/sql.js';
+import { databaseKey, preparedSql } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import { AuthRequiredError, InvalidApiKeyError } from '../../lib/errors.js';
 import { limitsFor, PLANS, type RateLimitCategory } from '../organisations/plans.js';
@@ -122,7 +122,7 @@ export class KeyGate {
       const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
       return { owner, rate: await this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight) };
     }
-    const row = await takes.submit('takes', { em: this.em, hash, category, weight });
+    const row = await takes.submit(databaseKey(this.em), { em: this.em, hash, category, weight });
     if (!row) throw new InvalidApiKeyError();
     this.touch(row.api_key_id);
     const owner: KeyOwner = {

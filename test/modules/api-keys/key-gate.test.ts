@@ -4,6 +4,10 @@ import { InvalidApiKeyError } from '../../../src/lib/errors.js';
 import { generateApiKey } from '../../../src/modules/api-keys/api-key-secret.js';
 import { KeyGate } from '../../../src/modules/api-keys/key-gate.js';
 import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { initORM } from '../../../src/db/orm.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';
 
@@ -14,6 +18,41 @@ describe('KeyGate with the PostgreSQL store: takes that arrive together share a 
     api = await startTestApi();
   });
   after(() => api.close());
+
+  it('takes for two databases in one process never share a statement', async () => {
+    // A second ORM on another database (tests hold several; a process could), with its own key.
+    const url = await freshDatabase(process.env.DATABASE_URL!, `shelf_test_gate_${process.pid}`);
+    const other = await initORM(url);
+    try {
+      const { createServices } = await import('../../../src/services.js');
+      const s = createServices(other.em.fork());
+      const org = await s.organisations.create({ name: 'Other database', plan: 'free', credits: 0 });
+      const otherKey = (await s.apiKeys.create(org.id, 'read', 'other')).secret;
+      const here = await createTestOrg(api.runtime, { plan: 'free' });
+      const gateOn = (orm: { em: { fork(): EntityManager } }) => {
+        const em = orm.em.fork();
+        return new KeyGate(em, new RateLimiter(em));
+      };
+      // Interleaved in one tick: each database's key must be found in its own database.
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 2 === 0
+            ? gateOn(api.runtime.orm).enter(`Bearer ${here.keys.read}`, 'reads', 1)
+            : gateOn(other).enter(`Bearer ${otherKey}`, 'reads', 1),
+        ),
+      );
+      assert.deepEqual(
+        results.map((r) => r.owner.organisationId),
+        Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? here.id : org.id)),
+      );
+    } finally {
+      await other.close();
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
+      await admin.end();
+    }
+  });
 
   it('each request is answered as if the takes ran one after the other, in arrival order', async () => {
     // Free plan: 60 reads a minute. Every call is made in the same tick: the first goes alone, the
