@@ -334,7 +334,20 @@ describe('webhooks and callbacks', () => {
         receivers.every((r) => new Set(r.received.map((x) => x.headers['x-service-delivery'])).size === EVENTS),
       120_000,
       200,
-    );
+    ).catch(async (err: unknown) => {
+      // What a timeout leaves to go on: what each receiver got, and where the deliveries stand in
+      // the database, with their last errors.
+      const states = await sql(
+        em,
+        `select d.status, d.attempt_count, count(*)::int as n, max(a.error) as last_error
+           from deliveries d left join delivery_attempts a on a.delivery_id = d.id and a.attempt = d.attempt_count
+          where d.organisation_id = ? group by 1, 2 order by 1, 2`,
+        [fanOrg.id],
+      );
+      throw new Error(
+        `${String(err)}; received ${receivers.map((r) => r.received.length).join(', ')}; deliveries ${JSON.stringify(states)}`,
+      );
+    });
     for (const r of receivers) {
       const ids = r.received.map((x) => x.headers['x-service-delivery']);
       assert.equal(new Set(ids).size, EVENTS, 'every delivery received');
