@@ -60,22 +60,15 @@ const org = await services.organisations.create({ name: 'Bench', plan: 'scale', 
 // minute. One every 150 ms (~6.7 a second) is more than two threads read (~4.6 a second here, with
 // the photos' organisation's empty catalogue); at 400 ms they kept up once that case was made cheap.
 const every = Number(values.every);
-const photoKeys = await Promise.all(
-  Array.from(
-    { length: every > 0 ? Math.ceil(60_000 / every / 140) + 1 : 1 },
-    async () => (await services.apiKeys.create(org.id, 'write', 'bench')).secret,
-  ),
-);
+const newKeys = (n: number, role: 'write' | 'admin') =>
+  Promise.all(Array.from({ length: n }, async () => (await services.apiKeys.create(org.id, role, 'bench')).secret));
+const photoKeys = await newKeys(every > 0 ? Math.ceil(60_000 / every / 140) + 1 : 1, 'write');
 // Test deliveries take turns over several admin keys too: one key may send 300 a minute, and an
 // idle worker answers faster than that.
-const adminKeys = await Promise.all(
-  Array.from({ length: 4 }, async () => (await services.apiKeys.create(org.id, 'admin', 'bench')).secret),
-);
+const adminKeys = await newKeys(4, 'admin');
 const adminKey = adminKeys[0]!;
 // Task calls take turns over several keys: one key's writes are rate-limited (300 a minute).
-const taskKeys = await Promise.all(
-  Array.from({ length: 8 }, async () => (await services.apiKeys.create(org.id, 'write', 'bench')).secret),
-);
+const taskKeys = await newKeys(8, 'write');
 const call = async (method: string, path: string, key: string, body?: unknown) => {
   const res = await fetch(`${base}${path}`, {
     method,

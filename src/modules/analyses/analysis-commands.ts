@@ -8,6 +8,7 @@ import {
   ANALYSIS_WORKFLOW,
   BATCH_WORKFLOW,
   analysisWorkflowIdentity,
+  analysisWorkflowInput,
   type AnalysisWorkflow,
   type BatchWorkflow,
 } from '../../temporal/contracts/analysis.js';
@@ -106,14 +107,7 @@ export class AnalysisCommands {
         ...identity,
         memo,
         taskQueue: this.queues.analyses,
-        args: [
-          {
-            analysisId: a.id,
-            recognitionTaskQueue: this.queues.recognition,
-            taskId: a.taskId ?? null,
-            heartbeatTimeoutMs: this.heartbeatTimeoutMs,
-          },
-        ],
+        args: [analysisWorkflowInput(a, this.queues.recognition, this.heartbeatTimeoutMs)],
         // An operator's retry is a new run under the same id, once the failed run has closed.
         workflowIdReusePolicy: retry > 0 ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
       });

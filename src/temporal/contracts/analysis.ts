@@ -84,3 +84,12 @@ export interface AnalysisActivities {
   failAnalysis(input: { analysisId: string; code: string; message: string }): Promise<AnalysisOutcome>;
   listBatchAnalyses(input: { batchId: string }): Promise<BatchMember[]>;
 }
+
+/** An analysis workflow's input as the API (and its relay) start it. */
+export function analysisWorkflowInput(
+  a: AnalysisRef,
+  recognitionTaskQueue: string,
+  heartbeatTimeoutMs: number,
+): AnalysisWorkflowInput {
+  return { analysisId: a.id, recognitionTaskQueue, taskId: a.taskId ?? null, heartbeatTimeoutMs };
+}
