@@ -3,6 +3,54 @@ import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 
+/** One submission's row for `chargeAndInsert`; the callback secret already sealed. */
+export type ChargedRow = {
+  id: string;
+  creditEntryId: string;
+  imageUrl: string;
+  placeId: string | null;
+  taskId: string | null;
+  externalId: string | null;
+  metadata: Record<string, string> | null;
+  callbackUrl: string | null;
+  sealedCallbackSecret: string | null;
+};
+
+/**
+ * A group of single submissions in one autocommitted statement: the organisation's row locked, one
+ * credit for each row while they last (plan credits first), the analyses and their ledger rows of
+ * those charged. It writes only if the balance left stays at or above `keepAtLeast` (the credits_low
+ * threshold): a group that would cross it writes nothing, and its caller takes the transaction that
+ * raises the alert with the charge.
+ */
+const CHARGE_AND_INSERT = `
+with o as (
+  select id, plan_credits, payg_credits, least(?::int, plan_credits + payg_credits) as k
+    from organisations where id = ? for update),
+u as (
+  update organisations t
+     set plan_credits = o.plan_credits - least(o.plan_credits, o.k),
+         payg_credits = o.payg_credits - (o.k - least(o.plan_credits, o.k)),
+         updated_at = now()
+    from o
+   where t.id = o.id and o.plan_credits + o.payg_credits - o.k >= ?::int
+  returning o.k, least(o.plan_credits, o.k) as from_plan),
+r as (
+  select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+    with ordinality as r(id, entry_id, image_url, place_id, task_id, external_id, metadata, callback_url, callback_secret, ord)),
+a as (
+  insert into analyses (id, organisation_id, created_at, updated_at, image_url, place_id, task_id, external_id, metadata,
+                        callback_url, callback_secret, total_runs, total_value)
+  select r.id, o.id, ?::timestamptz, ?::timestamptz, r.image_url, r.place_id, r.task_id, r.external_id, r.metadata::jsonb,
+         r.callback_url, r.callback_secret, ?::int, 0
+    from r, u, o where r.ord <= u.k),
+c as (
+  insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, created_at)
+  select r.entry_id, o.id, case when r.ord <= u.from_plan then -1 else 0 end, case when r.ord <= u.from_plan then 0 else -1 end,
+         'analysis', r.id, 0, ?::timestamptz
+    from r, u, o where r.ord <= u.k)
+select o.plan_credits as plan_before, o.payg_credits as payg_before, o.k::int as k, exists (select 1 from u) as charged from o`;
+
 /** What a batch workflow needs of each of its analyses to start it. */
 export type BatchMember = {
   id: string;
@@ -85,6 +133,42 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
       })),
       page.limit,
     );
+  }
+
+  /**
+   * CHARGE_AND_INSERT for `rows`, in their order. `charged` false: nothing was written (the group
+   * would cross `keepAtLeast`); null: no such organisation.
+   */
+  async chargeAndInsert(
+    organisationId: string,
+    rows: ChargedRow[],
+    opts: { totalRuns: number; keepAtLeast: number; at: Date },
+  ): Promise<{ charged: boolean; taken: number; planBefore: number; paygBefore: number } | null> {
+    const col = <K extends keyof ChargedRow>(k: K) => rows.map((r) => r[k]);
+    const [row] = await preparedSql<{ plan_before: number; payg_before: number; k: number; charged: boolean }>(
+      this.getEntityManager(),
+      CHARGE_AND_INSERT,
+      [
+        rows.length,
+        organisationId,
+        opts.keepAtLeast,
+        col('id'),
+        col('creditEntryId'),
+        col('imageUrl'),
+        col('placeId'),
+        col('taskId'),
+        col('externalId'),
+        rows.map((r) => (r.metadata ? JSON.stringify(r.metadata) : null)),
+        col('callbackUrl'),
+        col('sealedCallbackSecret'),
+        opts.at,
+        opts.at,
+        opts.totalRuns,
+        opts.at,
+      ],
+    );
+    if (!row) return null;
+    return { charged: row.charged, taken: row.k, planBefore: row.plan_before, paygBefore: row.payg_before };
   }
 
   /** A batch's analyses in id order (the order their workflows start in). */

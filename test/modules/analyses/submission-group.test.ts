@@ -60,4 +60,81 @@ describe('single submissions committed in groups', () => {
       10_000,
     );
   });
+
+  it('one statement writes what the transaction writes: the same columns, the callback secret sealed, the ledger row', async () => {
+    const org = await createTestOrg(api.runtime, { credits: 50 });
+    const project = await api.request('POST', '/projects', { key: org.keys.write, body: { name: 'UK' } });
+    const place = await api.request('POST', '/places', {
+      key: org.keys.write,
+      body: { title: 'Store 1', projectId: project.body.data.id },
+    });
+    assert.equal(place.status, 201);
+    const body = {
+      imageUrl: 'https://images.example.com/same.jpg',
+      placeId: place.body.data.id,
+      externalId: 'same-1',
+      metadata: { aisle: '7' },
+      callbackUrl: 'https://hooks.example.com/cb',
+    };
+    // No Idempotency-Key: the one-statement path. With one: the transaction that stores the answer.
+    const quick = await api.request('POST', '/analyses', { key: org.keys.write, body });
+    const held = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body,
+      headers: { 'Idempotency-Key': `same-${org.id}` },
+    });
+    assert.equal(quick.status, 202);
+    assert.equal(held.status, 202);
+    const em = api.runtime.orm.em.fork();
+    const rows = await sql<Record<string, unknown>>(
+      em,
+      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt, c.created_at = a.created_at as charged_with_it
+         from analyses a join credit_entries c on c.analysis_id = a.id where a.id in (?, ?) order by a.created_at`,
+      [quick.body.data.id, held.body.data.id],
+    );
+    assert.equal(rows.length, 2);
+    // Everything but what differs by design: ids, timestamps, the outbox mark, and the sealed secret (a secret each).
+    const comparable = (r: Record<string, unknown>) => {
+      assert.match(String(r.callback_secret), /^sealed1\./);
+      const differ = new Set(['id', 'created_at', 'updated_at', 'callback_secret', 'workflow_started_at']);
+      return Object.fromEntries(Object.entries(r).filter(([k]) => !differ.has(k)));
+    };
+    assert.deepEqual(comparable(rows[0]!), comparable(rows[1]!));
+    assert.equal(new Date(String(rows[0]!.created_at)).toISOString(), quick.body.data.createdAt);
+    for (const r of [quick, held]) {
+      const stored = await api.runtime.orm.em.fork().findOneOrFail('Analysis', { id: r.body.data.id });
+      assert.equal((stored as { callbackSecret: string }).callbackSecret, r.body.data.callbackSecret);
+    }
+    assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, 48);
+  });
+
+  it('a group that would cross the credits_low threshold: charged in the transaction that raises the alert, plan credits first', async () => {
+    const threshold = api.runtime.config.CREDITS_LOW_THRESHOLD;
+    const org = await createTestOrg(api.runtime, { credits: 2 });
+    await api.runtime.services.credits.grant(org.id, threshold + 3, 'payg');
+    // Balance threshold+5: the first submissions stay above the threshold, the rest cross it.
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api.request('POST', '/analyses', {
+          key: org.keys.write,
+          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `low-${i}` },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(8).fill(202),
+    );
+    const balance = await api.runtime.services.credits.balance(org.id);
+    assert.deepEqual(balance, { plan: 0, payg: threshold - 3, remaining: threshold - 3 });
+    const alerts = await api.request('GET', '/alerts?type=credits_low', { key: org.keys.read });
+    assert.equal(alerts.body.data.length, 1, 'credits_low raised once');
+    const [ledger] = await sql<{ plan: number; payg: number }>(
+      api.runtime.orm.em.fork(),
+      `select count(*) filter (where plan_delta = -1)::int as plan, count(*) filter (where payg_delta = -1)::int as payg
+         from credit_entries where organisation_id = ? and reason = 'analysis'`,
+      [org.id],
+    );
+    assert.deepEqual(ledger, { plan: 2, payg: 6 });
+  });
 });
