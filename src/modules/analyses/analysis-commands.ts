@@ -17,7 +17,7 @@ import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import { Analysis } from './analysis.entity.js';
 import { Batch } from './batch.entity.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
-import type { AnalysisService, Submitted, SubmittedBatch } from './analysis.service.js';
+import type { AnalysisService, Submitted, SubmittedAnalysis, SubmittedBatch } from './analysis.service.js';
 import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
 
@@ -26,7 +26,7 @@ import { requestIds } from '../../lib/tracing.js';
  * MARK_LINGER_MS for the starts finishing behind it. Without it, starts answered one at a time made
  * almost every mark an UPDATE of its own, about one statement per submission.
  */
-const MARK_LINGER_MS = 20;
+const MARK_LINGER_MS = 100;
 const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
   async (_key, items) => {
     const ids = items.map((i) => i.id);
@@ -96,7 +96,7 @@ export class AnalysisCommands {
     return submitted;
   }
 
-  async startAnalysis(a: Analysis): Promise<void> {
+  async startAnalysis(a: SubmittedAnalysis): Promise<void> {
     const retry = a.retries ?? 0;
     const identity = analysisWorkflowIdentity(a, a.batchId ?? undefined);
     // The API request that submitted it, for operators going from a log line to the workflow.
@@ -168,7 +168,7 @@ export class AnalysisCommands {
    * wait for Temporal. The start runs right after; if the process dies first, the relay starts it.
    * Returns once the start is under way (or, at the in-flight bound, once a slot is free).
    */
-  async startInBackground(a: Analysis): Promise<void> {
+  async startInBackground(a: SubmittedAnalysis): Promise<void> {
     while (inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => slotWaiters.push(r));
     const start: Promise<void> = this.startSoon(() => this.startAnalysis(a)).finally(() => {
       inFlight.delete(start);

@@ -26,7 +26,12 @@ import { Task } from '../tasks/task.entity.js';
 import { secretBox } from '../../lib/secrets/index.js';
 import { metrics } from '../../lib/metrics.js';
 
-export type Submitted = { analysis: Analysis; callbackSecret?: string };
+/** What a submission's answer and its workflow start read of the analysis: the entity, or the row as written. */
+export type SubmittedAnalysis = Pick<
+  Analysis,
+  'id' | 'organisationId' | 'batchId' | 'imageUrl' | 'placeId' | 'taskId' | 'externalId' | 'createdAt' | 'retries'
+>;
+export type Submitted = { analysis: SubmittedAnalysis; callbackSecret?: string };
 
 type Submission = {
   service: AnalysisService;
@@ -41,7 +46,7 @@ export type SubmittedBatch = { batch: Batch; analyses: Submitted[] };
  * together in the next (group-commit.ts): one row lock and one WAL flush for the whole group instead
  * of one each, which is what had concurrent submissions queueing on the organisation's row.
  */
-const submissions = new GroupCommit<Submission, Analysis>((organisationId, items) =>
+const submissions = new GroupCommit<Submission, SubmittedAnalysis>((organisationId, items) =>
   items[0]!.service.commitSubmissions(organisationId, items),
 );
 
@@ -150,7 +155,7 @@ export class AnalysisService {
    * arrival order), the analyses of those that got one, their ledger rows, one commit. Each item is
    * answered on its own: its analysis, or 402 when the credits ran out before it.
    */
-  async commitSubmissions(organisationId: string, items: Submission[]): Promise<(Analysis | Error)[]> {
+  async commitSubmissions(organisationId: string, items: Submission[]): Promise<(SubmittedAnalysis | Error)[]> {
     // Nothing to hold or store for an Idempotency-Key: the group is one statement, not five.
     if (items.every((it) => !it.answer)) {
       const done = await this.commitAtOnce(organisationId, items);
@@ -192,7 +197,10 @@ export class AnalysisService {
    * when the group would take the balance under the credits_low threshold: the transaction raises
    * that alert with the charge.
    */
-  private async commitAtOnce(organisationId: string, items: Submission[]): Promise<(Analysis | Error)[] | null> {
+  private async commitAtOnce(
+    organisationId: string,
+    items: Submission[],
+  ): Promise<(SubmittedAnalysis | Error)[] | null> {
     const at = new Date();
     const rows = items.map(({ input, secret }) => ({
       id: newId('analysis'),
@@ -214,30 +222,21 @@ export class AnalysisService {
     if (!result.charged) return null;
     if (result.taken > 0) metrics.creditsCharged.inc(result.taken);
     const remaining = result.planBefore + result.paygBefore - result.taken;
-    // The entities the callers render and start workflows from, as the rows were written.
-    const em = this.em.fork();
-    return rows.map((r, i) =>
+    // What the callers render and start workflows from, as the rows were written (no entity: nothing
+    // here is loaded or changed again, and hydrating one cost more than the rest of this method).
+    return rows.map((r, i): SubmittedAnalysis | Error =>
       i < result.taken
-        ? em.create(
-            Analysis,
-            {
-              id: r.id,
-              organisationId,
-              batchId: null,
-              imageUrl: r.imageUrl,
-              placeId: r.placeId,
-              taskId: r.taskId,
-              externalId: r.externalId,
-              metadata: r.metadata,
-              callbackUrl: r.callbackUrl,
-              callbackSecret: items[i]!.secret ?? null,
-              totalRuns: this.totalRuns,
-              totalValue: '0.00',
-              createdAt: at,
-              updatedAt: at,
-            },
-            { persist: false },
-          )
+        ? {
+            id: r.id,
+            organisationId,
+            batchId: null,
+            imageUrl: r.imageUrl,
+            placeId: r.placeId,
+            taskId: r.taskId,
+            externalId: r.externalId,
+            createdAt: at,
+            retries: 0,
+          }
         : new InsufficientCreditsError(1, remaining),
     );
   }

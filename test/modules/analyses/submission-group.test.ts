@@ -88,7 +88,7 @@ describe('single submissions committed in groups', () => {
     const em = api.runtime.orm.em.fork();
     const rows = await sql<Record<string, unknown>>(
       em,
-      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt, c.created_at = a.created_at as charged_with_it
+      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt
          from analyses a join credit_entries c on c.analysis_id = a.id where a.id in (?, ?) order by a.created_at`,
       [quick.body.data.id, held.body.data.id],
     );
