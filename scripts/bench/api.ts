@@ -20,7 +20,11 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { createActivities } from '../../activities/index.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
-import { analysisWorkflowIdentity, analysisWorkflowInput } from '../../src/temporal/contracts/analysis.js';
+import {
+  ANALYSIS_WORKFLOW,
+  analysisWorkflowIdentity,
+  analysisWorkflowInput,
+} from '../../src/temporal/contracts/analysis.js';
 import { newId } from '../../src/lib/ids.js';
 import { createServices } from '../../src/services.js';
 import { temporalClientOn } from '../../src/temporal/client.js';
@@ -331,19 +335,24 @@ async function submissions(amount: number) {
     if (performance.now() - ts > 120_000) throw new Error(`bench: ${left!.n} submissions never marked started`);
     await new Promise((r) => setTimeout(r, 10));
   }
-  // To the last outbox mark (written once its start returned), not to when this loop saw it.
-  const {
-    rows: [marked],
-  } = await db.query<{ s: number }>(
-    `select extract(epoch from max(workflow_started_at) - $2::timestamptz)::float8 as s from analyses where organisation_id = $1 and created_at >= $2`,
-    [org.id, from],
-  );
-  return { ...submits, startedPerSecond: submits.ok / marked!.s, cpu: cpuSince(cpu, amount) };
+  // To the last workflow's start as the Temporal server recorded it (not to its outbox mark, which
+  // lingers up to 100 ms after the start returned, nor to when this loop saw it).
+  const cpuDone = cpuSince(cpu, amount);
+  const query = `WorkflowType = '${ANALYSIS_WORKFLOW}' AND OrganisationId = '${org.id}' AND StartTime >= '${from.toISOString()}'`;
+  // Visibility is written after the start, asynchronously: wait until it lists them all.
+  while ((await client.workflow.count(query)).count < submits.ok) {
+    if (performance.now() - ts > 120_000) throw new Error(`bench: ${submits.ok} accepted, not all listed started`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  let lastStart = 0;
+  for await (const w of client.workflow.list({ query })) lastStart = Math.max(lastStart, w.startTime.getTime());
+  return { ...submits, startedPerSecond: submits.ok / ((lastStart - from.getTime()) / 1000), cpu: cpuDone };
 }
-// Warm every path (JIT, pools, the gRPC channel) before the rounds.
-await submissions(100);
-await rawStarts(100);
-await rawStarts(100, 'ours');
+// Warm every path (JIT, pools, the gRPC channel) before the rounds: after 100 submissions the API
+// still spent half as much CPU again on each of the first round's as on later rounds'.
+await submissions(300);
+await rawStarts(300);
+await rawStarts(300, 'ours');
 type Round = {
   ours: Awaited<ReturnType<typeof submissions>>;
   raw: Awaited<ReturnType<typeof rawStarts>>;
@@ -362,7 +371,7 @@ for (let r = 0; r < ROUNDS; r++) {
   const { ours, raw, rawOurs } = got as Omit<Round, 'ratio'>;
   rounds.push({ ours, raw, rawOurs, ratio: ours.rps / raw.rps });
   say(
-    `  round ${r + 1}: ${fmt(ours.rps)} /s accepted, ${fmt(raw.rps)} /s raw starts: ${fmt((100 * ours.rps) / raw.rps, 1)} %; ` +
+    `  round ${r + 1}: ${fmt(ours.rps)} /s accepted (${fmt(ours.startedPerSecond)} /s started), ${fmt(raw.rps)} /s raw starts: ${fmt((100 * ours.rps) / raw.rps, 1)} %; ` +
       `${fmt(rawOurs.rps)} /s raw starts with our start's options: ${fmt((100 * ours.rps) / rawOurs.rps, 1)} %; ` +
       `CPU ms per submission: ${cpuText(ours.cpu, 'load')}; per raw start: ${cpuText(raw.cpu, 'client')}; ` +
       `per raw start with our options: ${cpuText(rawOurs.cpu, 'client')}`,
@@ -374,6 +383,16 @@ row(
   `${fmt(median.ours.rps)} /s, p50 ${median.ours.p50} ms, p99 ${median.ours.p99} ms; all their workflows started: ${fmt(median.ours.startedPerSecond)} /s`,
   `raw Temporal starts, 20 concurrent: ${fmt(median.raw.rps)} /s`,
   `${fmt(100 * median.ratio, 1)} % (rounds: ${rounds.map((r) => fmt(100 * r.ratio, 1)).join(', ')})`,
+);
+// Sustained, the API accepts only as fast as it starts (at most 64 starts in flight per process): the
+// same rounds by the rate at which all their workflows were started.
+const startedRatio = (r: Round) => r.ours.startedPerSecond / r.raw.rps;
+const startedMedian = [...rounds].sort((a, b) => startedRatio(a) - startedRatio(b))[Math.floor(rounds.length / 2)]!;
+row(
+  'the same submissions, to the last of their workflows started (its StartTime in Temporal)',
+  `${fmt(startedMedian.ours.startedPerSecond)} /s`,
+  `raw Temporal starts, 20 concurrent: ${fmt(startedMedian.raw.rps)} /s`,
+  `${fmt(100 * startedRatio(startedMedian), 1)} % (rounds: ${rounds.map((r) => fmt(100 * startedRatio(r), 1)).join(', ')})`,
 );
 // The median round by this row's own ratio: its figures and its ratio are the same round's.
 const rawOursRatio = (r: Round) => r.rawOurs.rps / r.raw.rps;
