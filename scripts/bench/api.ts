@@ -322,8 +322,8 @@ async function submissions(amount: number) {
     keys: [writeKey],
     amount,
   });
-  // The 202 does not wait for the workflow start (decisions.md): also time until every workflow exists
-  // (the outbox mark is written once the start returned).
+  // The 202 does not wait for the workflow start (decisions.md): wait for every outbox mark too, so
+  // the round's CPU includes the starts and marks it caused and the next round starts on a quiet API.
   for (;;) {
     const {
       rows: [left],

@@ -2,6 +2,7 @@ import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
 import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
+import { CHARGE_EACH } from '../credits/credit.service.js';
 
 /** One submission's row for `chargeAndInsert`; the callback secret already sealed. */
 export type ChargedRow = {
@@ -23,18 +24,7 @@ export type ChargedRow = {
  * threshold): a group that would cross it writes nothing, and its caller takes the transaction that
  * raises the alert with the charge.
  */
-const CHARGE_AND_INSERT = `
-with o as (
-  select id, plan_credits, payg_credits, least(?::int, plan_credits + payg_credits) as k
-    from organisations where id = ? for update),
-u as (
-  update organisations t
-     set plan_credits = o.plan_credits - least(o.plan_credits, o.k),
-         payg_credits = o.payg_credits - (o.k - least(o.plan_credits, o.k)),
-         updated_at = now()
-    from o
-   where t.id = o.id and o.plan_credits + o.payg_credits - o.k >= ?::int
-  returning o.k, least(o.plan_credits, o.k) as from_plan),
+const CHARGE_AND_INSERT = `${CHARGE_EACH},
 r as (
   select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
     with ordinality as r(id, entry_id, image_url, place_id, task_id, external_id, metadata, callback_url, callback_secret, ord)),

@@ -23,7 +23,7 @@ import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js
 import { Batch } from './batch.entity.js';
 import { batchStatus } from './batch-status.js';
 import { Task } from '../tasks/task.entity.js';
-import { secretBox } from '../../lib/secrets/index.js';
+import { SealedString } from '../../db/sealed-string-type.js';
 import { metrics } from '../../lib/metrics.js';
 
 /** What a submission's answer and its workflow start read of the analysis: the entity, or the row as written. */
@@ -49,6 +49,20 @@ export type SubmittedBatch = { batch: Batch; analyses: Submitted[] };
 const submissions = new GroupCommit<Submission, SubmittedAnalysis>((organisationId, items) =>
   items[0]!.service.commitSubmissions(organisationId, items),
 );
+
+/** An analysis' columns from its image's input, the same on the entity path and the one-statement path. */
+function imageFields(img: BatchImageInput) {
+  return {
+    imageUrl: img.imageUrl,
+    placeId: img.placeId ?? null,
+    taskId: img.taskId ?? null,
+    externalId: img.externalId ?? null,
+    metadata: img.metadata ?? null,
+  };
+}
+
+/** The callback secret column's own type: the one-statement path seals it as the entity path does. */
+const sealedColumn = new SealedString();
 
 function callbackSecret(): string {
   return `cbsec_${randomBytes(24).toString('hex')}`;
@@ -108,11 +122,7 @@ export class AnalysisService {
       id: extra.id ?? newId('analysis'),
       organisationId,
       batchId: extra.batchId ?? null,
-      imageUrl: img.imageUrl,
-      placeId: img.placeId ?? null,
-      taskId: img.taskId ?? null,
-      externalId: img.externalId ?? null,
-      metadata: img.metadata ?? null,
+      ...imageFields(img),
       callbackUrl: extra.callbackUrl ?? null,
       callbackSecret: extra.secret ?? null,
       totalRuns: this.totalRuns,
@@ -205,13 +215,9 @@ export class AnalysisService {
     const rows = items.map(({ input, secret }) => ({
       id: newId('analysis'),
       creditEntryId: newId('creditEntry'),
-      imageUrl: input.imageUrl,
-      placeId: input.placeId ?? null,
-      taskId: input.taskId ?? null,
-      externalId: input.externalId ?? null,
-      metadata: input.metadata ?? null,
+      ...imageFields(input),
       callbackUrl: input.callbackUrl ?? null,
-      sealedCallbackSecret: secret ? secretBox().seal(secret) : null,
+      sealedCallbackSecret: sealedColumn.convertToDatabaseValue(secret ?? null),
     }));
     const result = await this.repo.chargeAndInsert(organisationId, rows, {
       totalRuns: this.totalRuns,

@@ -9,6 +9,26 @@ import { afterCommit } from '../../db/after-commit.js';
 export type CreditPool = 'plan' | 'payg';
 export type Balance = { plan: number; payg: number; remaining: number };
 
+/**
+ * The charge of a group of single submissions, as CTEs for a statement to continue: `o`, the
+ * organisation's row locked and `k`, how many of the `?::int` requested credits it has; `u`, the
+ * UPDATE taking those `k`, plan credits first, only if at least the third `?` stay (else `u` is empty
+ * and nothing is taken). `u` returns `k`, `from_plan` and the balances left. Parameters: the number
+ * requested, the organisation id, the balance to keep. consumeEach and
+ * AnalysisRepository.chargeAndInsert both run it, so the rule of which pool pays lives here only.
+ */
+export const CHARGE_EACH = `with o as (
+  select id, plan_credits, payg_credits, least(?::int, plan_credits + payg_credits) as k
+    from organisations where id = ? for update),
+u as (
+  update organisations t
+     set plan_credits = o.plan_credits - least(o.plan_credits, o.k),
+         payg_credits = o.payg_credits - (o.k - least(o.plan_credits, o.k)),
+         updated_at = now()
+    from o
+   where t.id = o.id and o.plan_credits + o.payg_credits - o.k >= ?::int
+  returning o.k, least(o.plan_credits, o.k) as from_plan, t.plan_credits, t.payg_credits)`;
+
 export class CreditService {
   constructor(private readonly em: EntityManager) {}
 
@@ -91,14 +111,10 @@ export class CreditService {
     const n = analysisIds.length;
     const [row] = await sql<{ plan_before: number; payg_before: number; plan_credits: number; payg_credits: number }>(
       em,
-      `with o as (select id, plan_credits, payg_credits, least(?::int, plan_credits + payg_credits) as k from organisations where id = ? for update)
-       update organisations t
-          set plan_credits = o.plan_credits - least(o.plan_credits, o.k),
-              payg_credits = o.payg_credits - (o.k - least(o.plan_credits, o.k)),
-              updated_at = now()
-         from o where t.id = o.id
-       returning o.plan_credits as plan_before, o.payg_credits as payg_before, t.plan_credits, t.payg_credits`,
-      [n, organisationId],
+      `${CHARGE_EACH}
+       select o.plan_credits as plan_before, o.payg_credits as payg_before, u.plan_credits, u.payg_credits from o, u`,
+      // Keep at least 0: never refused, the balance cannot go under it.
+      [n, organisationId, 0],
     );
     if (!row) throw new Error(`organisation ${organisationId} does not exist`);
     const taken = Math.min(n, row.plan_before + row.payg_before);
