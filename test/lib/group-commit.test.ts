@@ -10,9 +10,27 @@ describe('GroupCommit', () => {
       await new Promise((r) => setTimeout(r, 20));
       return items.map((i) => i.toUpperCase());
     });
-    const answers = await Promise.all(['a', 'b', 'c'].map((i) => commit.submit('org', i)));
+    const first = commit.submit('org', 'a');
+    await new Promise((r) => setTimeout(r, 5));
+    const answers = await Promise.all([first, ...['b', 'c'].map((i) => commit.submit('org', i))]);
     assert.deepEqual(answers, ['A', 'B', 'C']);
     assert.deepEqual(groups, [['a'], ['b', 'c']]);
+  });
+
+  it('what is submitted in the same turn of the event loop goes in one flush, the first item included', async () => {
+    // Requests read from several sockets in one turn: flushing the first at once made it a group of
+    // one, and the rest a second statement (key-gate takes and submissions, decisions.md).
+    const groups: string[][] = [];
+    const commit = new GroupCommit<string, string>(async (_key, items) => {
+      groups.push(items);
+      return items.map((i) => i.toUpperCase());
+    });
+    const answers = await Promise.all(['a', 'b', 'c'].map((i) => commit.submit('org', i)));
+    assert.deepEqual(answers, ['A', 'B', 'C']);
+    assert.deepEqual(groups, [['a', 'b', 'c']]);
+    // A lone item still goes without a timer: in the next turn.
+    await commit.submit('org', 'd');
+    assert.deepEqual(groups.at(-1), ['d']);
   });
 
   it('a group whose commit throws because of one item: the others are committed on their own, only that item fails', async () => {
@@ -30,7 +48,7 @@ describe('GroupCommit', () => {
       settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
       ['A', 'B', 'refused: bad', 'C'],
     );
-    assert.deepEqual(groups, [['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+    assert.deepEqual(groups, [['a', 'b', 'bad', 'c'], ['a'], ['b'], ['bad'], ['c']]);
   });
 
   it('with a linger, items arriving shortly after the first go in its flush', async () => {
