@@ -5,13 +5,16 @@ import { GroupCommit } from '../../src/lib/group-commit.js';
 describe('GroupCommit', () => {
   it('groups what arrives during a commit into the next one', async () => {
     const groups: string[][] = [];
+    let flushing!: () => void;
+    const firstFlush = new Promise<void>((r) => (flushing = r));
     const commit = new GroupCommit<string, string>(async (_key, items) => {
       groups.push(items);
+      flushing();
       await new Promise((r) => setTimeout(r, 20));
       return items.map((i) => i.toUpperCase());
     });
     const first = commit.submit('org', 'a');
-    await new Promise((r) => setTimeout(r, 5));
+    await firstFlush;
     const answers = await Promise.all([first, ...['b', 'c'].map((i) => commit.submit('org', i))]);
     assert.deepEqual(answers, ['A', 'B', 'C']);
     assert.deepEqual(groups, [['a'], ['b', 'c']]);
