@@ -42,9 +42,10 @@ type Submission = {
 export type SubmittedBatch = { batch: Batch; analyses: Submitted[] };
 
 /**
- * Single submissions of one organisation that arrive while one of its commits is in flight go
- * together in the next (group-commit.ts): one row lock and one WAL flush for the whole group instead
- * of one each, which is what had concurrent submissions queueing on the organisation's row.
+ * Single submissions of one organisation read in the same turn of the event loop, or arriving while
+ * one of its commits is in flight, go together in the next commit (group-commit.ts): one row lock and
+ * one WAL flush for the whole group instead of one each, which is what had concurrent submissions
+ * queueing on the organisation's row.
  */
 const submissions = new GroupCommit<Submission, SubmittedAnalysis>((organisationId, items) =>
   items[0]!.service.commitSubmissions(organisationId, items),

@@ -30,10 +30,11 @@ const TAKE_MANY = `select u.n::int as n, t.* from unnest(?::text[], ?::text[], ?
   cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb) t`;
 
 /**
- * The PostgreSQL store's takes, grouped (lib/group-commit.ts, no linger): a request arriving while
- * this process's previous take is in flight waits for it, then goes with the others that waited in
- * the next statement. Under load that is one round trip (one socket write, one statement for
- * PostgreSQL to run) for many requests instead of one each; a lone request goes at once, as before.
+ * The PostgreSQL store's takes, grouped (lib/group-commit.ts, no linger): the requests read in one
+ * turn of the event loop go together, and a request arriving while this process's previous take is
+ * in flight waits for it, then goes with the others that waited in the next statement. Under load
+ * that is one round trip (one socket write, one statement for PostgreSQL to run) for many requests
+ * instead of one each; a lone request goes at the end of its turn, without a timer.
  */
 const takes = new GroupCommit<Take, TakeRow | null>(
   async (_key, items) => {

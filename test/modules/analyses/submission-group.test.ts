@@ -88,7 +88,7 @@ describe('single submissions committed in groups', () => {
     const em = api.runtime.orm.em.fork();
     const rows = await sql<Record<string, unknown>>(
       em,
-      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt
+      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt, c.created_at = a.created_at as charged_with_it
          from analyses a join credit_entries c on c.analysis_id = a.id where a.id in (?, ?) order by a.created_at`,
       [quick.body.data.id, held.body.data.id],
     );
@@ -96,10 +96,20 @@ describe('single submissions committed in groups', () => {
     // Everything but what differs by design: ids, timestamps, the outbox mark, and the sealed secret (a secret each).
     const comparable = (r: Record<string, unknown>) => {
       assert.match(String(r.callback_secret), /^sealed1\./);
-      const differ = new Set(['id', 'created_at', 'updated_at', 'callback_secret', 'workflow_started_at']);
+      const differ = new Set([
+        'id',
+        'created_at',
+        'updated_at',
+        'callback_secret',
+        'workflow_started_at',
+        'charged_with_it',
+      ]);
       return Object.fromEntries(Object.entries(r).filter(([k]) => !differ.has(k)));
     };
     assert.deepEqual(comparable(rows[0]!), comparable(rows[1]!));
+    // The one statement stamps the analysis and its ledger row with one instant (the transaction path
+    // stamps each as it is flushed, microseconds apart).
+    assert.equal(rows.find((r) => r.id === quick.body.data.id)!.charged_with_it, true);
     assert.equal(new Date(String(rows[0]!.created_at)).toISOString(), quick.body.data.createdAt);
     for (const r of [quick, held]) {
       const stored = await api.runtime.orm.em.fork().findOneOrFail('Analysis', { id: r.body.data.id });
