@@ -1,19 +1,23 @@
 // `npm run bench:api`: the hot path against its ceilings, side by side in one run on this machine.
 //   reads        GET /api/v1/analyses?limit=50 through the API  vs  bare Koa + one pooled pg query (same page)
-//   submissions  POST /api/v1/analyses (20 connections)        vs  raw Temporal starts of an empty workflow (20 at once)
+//   submissions  POST /api/v1/analyses (20 connections)        vs  raw Temporal starts of an empty workflow (20 at once),
+//                on the bench's in-memory dev server and again on one kept on a file as `npm start` keeps it
 //   deliveries   signed webhook deliveries through our path     vs  a bare workflow with one HTTP-POST activity
 //   overhead     POST /analyses -> signed analysis.completed webhook received, minus the recognition time
 // The API and the bare server each run as their own process (`node --import tsx`), the load comes from
 // autocannon in this process, the fixed-rate row's from vegeta (paced-load.ts). Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
 // BENCH_SECONDS (10) sets each read measurement's length; BENCH_TRACE=1 prints three analyses' timelines;
-// BENCH_ONLY=reads|submissions measures only those.
+// BENCH_ONLY=reads|submissions measures only those; BENCH_ROUNDS (3), BENCH_SUBMISSIONS (600) and
+// BENCH_WARM_SUBMISSIONS (3000) shape the submission rounds.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -30,6 +34,7 @@ import { createServices } from '../../src/services.js';
 import { temporalClientOn } from '../../src/temporal/client.js';
 import { benchEnvironment, benchRuntime, instant } from './setup.js';
 import { pacedLoad } from './paced-load.js';
+import { startDevServer } from '../temporal.js';
 import { createWorkers } from '../../workers/create-workers.js';
 import { createCommands } from '../../src/commands.js';
 
@@ -252,42 +257,49 @@ const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 600);
 // land on a slow few seconds (single pairs read 60-85 % on one host): so they alternate over
 // BENCH_ROUNDS rounds, in turns (ours first, then raw first, ...), and the ratio is the median round's.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-say(
-  `submissions: ${ROUNDS} rounds of ${SUBMISSIONS} POST /analyses over 20 connections and ${SUBMISSIONS} raw Temporal starts 20 at a time`,
-);
+// A service runs warm, so the rounds start there: the API's CPU per submission kept falling over its
+// first few thousand (on one host 1.48 ms a submission in the round after 300, 0.78 after 3,000, flat
+// from there), and with the old 300 the first rounds measured a cold process.
+const WARM_SUBMISSIONS = Number(process.env.BENCH_WARM_SUBMISSIONS ?? 3000);
 const submitImageUrl = 'https://images.example.com/shelf.jpg';
 const submitBody = JSON.stringify({ imageUrl: submitImageUrl });
 // The raw starts go through the same kind of client as the API's (a native connection: client.ts).
 const connection = await NativeConnection.connect({ address: runtime.config.TEMPORAL_ADDRESS });
 const client = temporalClientOn(connection, runtime.config.TEMPORAL_NAMESPACE).client;
 let rawStarted = 0;
+
+/** One Temporal server the submission rows are measured on: an API process started against it, a raw client on it. */
+type SubmitTarget = { name: string; apiPort: number; apiPid: number; client: Client; temporal: string | number };
+
 /** CPU used so far by each party: the API process, this one (load and raw client), PostgreSQL, Temporal. */
-const cpuNow = () => {
+const cpuNow = (t: SubmitTarget) => {
   const own = process.cpuUsage();
   return {
-    api: cpuSecondsOf(children[0]!.pid!),
+    api: cpuSecondsOf(t.apiPid),
     bench: (own.user + own.system) / 1e6,
     postgres: cpuSecondsOf('postgres'),
-    temporal: cpuSecondsOf('temporal'),
+    temporal: cpuSecondsOf(t.temporal),
   };
 };
 /** CPU milliseconds per request each party spent since `before`. */
-function cpuSince(before: ReturnType<typeof cpuNow>, requests: number) {
-  const now = cpuNow();
+function cpuSince(t: SubmitTarget, before: ReturnType<typeof cpuNow>, requests: number) {
+  const now = cpuNow(t);
   const per = (k: keyof typeof now) => (1000 * (now[k] - before[k])) / requests;
   return { api: per('api'), bench: per('bench'), postgres: per('postgres'), temporal: per('temporal') };
 }
+// PostgreSQL's is the sum over its live processes: a backend that exited in the round (a pool closing an
+// idle connection) takes its CPU with it, and the difference can come out below zero.
 const cpuText = (c: ReturnType<typeof cpuSince>, bench: string) =>
-  `${c.api >= 0.01 ? `API ${fmt(c.api, 2)}, ` : ''}${bench} ${fmt(c.bench, 2)}, PostgreSQL ${fmt(c.postgres, 2)}, Temporal ${fmt(c.temporal, 2)}`;
+  `${c.api >= 0.01 ? `API ${fmt(c.api, 2)}, ` : ''}${bench} ${fmt(c.bench, 2)}, PostgreSQL ${c.postgres >= 0 ? fmt(c.postgres, 2) : 'unknown (a backend exited)'}, Temporal ${fmt(c.temporal, 2)}`;
 /**
  * `amount` raw starts, 20 at a time; nobody polls their queue (a submission's is only started too).
  * `empty`: the issue's ceiling, a workflow with no input. `ours`: the same start carrying what the
  * API's start carries (analysisWorkflowIdentity's search attributes and memo, the workflow's input),
  * so the table also shows how much of the gap is the Temporal server's own work on those.
  */
-async function rawStarts(amount: number, kind: 'empty' | 'ours' = 'empty') {
+async function rawStarts(t: SubmitTarget, amount: number, kind: 'empty' | 'ours' = 'empty') {
   let started = 0;
-  const cpu = cpuNow();
+  const cpu = cpuNow(t);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: 20 }, async () => {
@@ -303,18 +315,18 @@ async function rawStarts(amount: number, kind: 'empty' | 'ours' = 'empty') {
                 args: [analysisWorkflowInput(analysis, `${prefix}nobody`, 30_000)],
                 workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
               };
-        await client.workflow.start('emptyWorkflow', { workflowId, taskQueue: `${prefix}nobody`, ...options });
+        await t.client.workflow.start('emptyWorkflow', { workflowId, taskQueue: `${prefix}nobody`, ...options });
       }
     }),
   );
-  return { rps: amount / ((performance.now() - t0) / 1000), cpu: cpuSince(cpu, amount) };
+  return { rps: amount / ((performance.now() - t0) / 1000), cpu: cpuSince(t, cpu, amount) };
 }
 /** `amount` POST /analyses over 20 connections, and the rate at which all their workflows were started. */
-async function submissions(amount: number) {
+async function submissions(t: SubmitTarget, amount: number) {
   const from = new Date();
-  const cpu = cpuNow();
+  const cpu = cpuNow(t);
   const ts = performance.now();
-  const submits = await load(apiPort, {
+  const submits = await load(t.apiPort, {
     connections: 20,
     method: 'POST',
     path: '/api/v1/analyses',
@@ -337,72 +349,123 @@ async function submissions(amount: number) {
   }
   // To the last workflow's start as the Temporal server recorded it (not to its outbox mark, which
   // lingers up to 100 ms after the start returned, nor to when this loop saw it).
-  const cpuDone = cpuSince(cpu, amount);
+  const cpuDone = cpuSince(t, cpu, amount);
   const query = `WorkflowType = '${ANALYSIS_WORKFLOW}' AND OrganisationId = '${org.id}' AND StartTime >= '${from.toISOString()}'`;
   // Visibility is written after the start, asynchronously: wait until it lists them all.
-  while ((await client.workflow.count(query)).count < submits.ok) {
+  while ((await t.client.workflow.count(query)).count < submits.ok) {
     if (performance.now() - ts > 120_000) throw new Error(`bench: ${submits.ok} accepted, not all listed started`);
     await new Promise((r) => setTimeout(r, 50));
   }
   let lastStart = 0;
-  for await (const w of client.workflow.list({ query })) lastStart = Math.max(lastStart, w.startTime.getTime());
+  for await (const w of t.client.workflow.list({ query })) lastStart = Math.max(lastStart, w.startTime.getTime());
   return { ...submits, startedPerSecond: submits.ok / ((lastStart - from.getTime()) / 1000), cpu: cpuDone };
 }
-// Warm every path (JIT, pools, the gRPC channel) before the rounds: after 100 submissions the API
-// still spent half as much CPU again on each of the first round's as on later rounds'.
-await submissions(300);
-await rawStarts(300);
-await rawStarts(300, 'ours');
+
 type Round = {
   ours: Awaited<ReturnType<typeof submissions>>;
   raw: Awaited<ReturnType<typeof rawStarts>>;
   rawOurs: Awaited<ReturnType<typeof rawStarts>>;
   ratio: number;
 };
-const rounds: Round[] = [];
-for (let r = 0; r < ROUNDS; r++) {
-  // In turns, so that neither side always runs first (or last) on a server whose store grows.
-  const order = r % 2 === 0 ? (['ours', 'raw', 'rawOurs'] as const) : (['rawOurs', 'raw', 'ours'] as const);
-  const got: Partial<Omit<Round, 'ratio'>> = {};
-  for (const what of order) {
-    if (what === 'ours') got.ours = await submissions(SUBMISSIONS);
-    else got[what] = await rawStarts(SUBMISSIONS, what === 'raw' ? 'empty' : 'ours');
-  }
-  const { ours, raw, rawOurs } = got as Omit<Round, 'ratio'>;
-  rounds.push({ ours, raw, rawOurs, ratio: ours.rps / raw.rps });
+/** The submission rows on one server: warm-up, then ROUNDS alternating rounds, then the medians. */
+async function measureSubmissions(t: SubmitTarget) {
   say(
-    `  round ${r + 1}: ${fmt(ours.rps)} /s accepted (${fmt(ours.startedPerSecond)} /s started), ${fmt(raw.rps)} /s raw starts: ${fmt((100 * ours.rps) / raw.rps, 1)} %; ` +
-      `${fmt(rawOurs.rps)} /s raw starts with our start's options: ${fmt((100 * ours.rps) / rawOurs.rps, 1)} %; ` +
-      `CPU ms per submission: ${cpuText(ours.cpu, 'load')}; per raw start: ${cpuText(raw.cpu, 'client')}; ` +
-      `per raw start with our options: ${cpuText(rawOurs.cpu, 'client')}`,
+    `submissions on ${t.name}: ${ROUNDS} rounds of ${SUBMISSIONS} POST /analyses over 20 connections and ${SUBMISSIONS} raw Temporal starts 20 at a time, after ${WARM_SUBMISSIONS} to warm up`,
+  );
+  // Warm every path (JIT, pools, the gRPC channel) before the rounds.
+  await submissions(t, WARM_SUBMISSIONS);
+  await rawStarts(t, 300);
+  await rawStarts(t, 300, 'ours');
+  const rounds: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // In turns, so that neither side always runs first (or last) on a server whose store grows.
+    const order = r % 2 === 0 ? (['ours', 'raw', 'rawOurs'] as const) : (['rawOurs', 'raw', 'ours'] as const);
+    const got: Partial<Omit<Round, 'ratio'>> = {};
+    for (const what of order) {
+      if (what === 'ours') got.ours = await submissions(t, SUBMISSIONS);
+      else got[what] = await rawStarts(t, SUBMISSIONS, what === 'raw' ? 'empty' : 'ours');
+    }
+    const { ours, raw, rawOurs } = got as Omit<Round, 'ratio'>;
+    rounds.push({ ours, raw, rawOurs, ratio: ours.rps / raw.rps });
+    say(
+      `  round ${r + 1}: ${fmt(ours.rps)} /s accepted (${fmt(ours.startedPerSecond)} /s started), ${fmt(raw.rps)} /s raw starts: ${fmt((100 * ours.rps) / raw.rps, 1)} %; ` +
+        `${fmt(rawOurs.rps)} /s raw starts with our start's options: ${fmt((100 * ours.rps) / rawOurs.rps, 1)} %; ` +
+        `CPU ms per submission: ${cpuText(ours.cpu, 'load')}; per raw start: ${cpuText(raw.cpu, 'client')}; ` +
+        `per raw start with our options: ${cpuText(rawOurs.cpu, 'client')}`,
+    );
+  }
+  const medianBy = (ratio: (r: Round) => number) =>
+    [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
+  const roundsText = (ratio: (r: Round) => number) => rounds.map((r) => fmt(100 * ratio(r), 1)).join(', ');
+  const median = medianBy((r) => r.ratio);
+  row(
+    `POST /analyses accepted, 20 concurrent, ${t.name} (median of ${ROUNDS} alternating rounds of ${SUBMISSIONS})`,
+    `${fmt(median.ours.rps)} /s, p50 ${median.ours.p50} ms, p99 ${median.ours.p99} ms; all their workflows started: ${fmt(median.ours.startedPerSecond)} /s`,
+    `raw Temporal starts, 20 concurrent: ${fmt(median.raw.rps)} /s`,
+    `${fmt(100 * median.ratio, 1)} % (rounds: ${roundsText((r) => r.ratio)})`,
+  );
+  // Sustained, the API accepts only as fast as it starts (at most 64 starts in flight per process): the
+  // same rounds by the rate at which all their workflows were started.
+  const startedRatio = (r: Round) => r.ours.startedPerSecond / r.raw.rps;
+  const startedMedian = medianBy(startedRatio);
+  row(
+    `the same submissions, to the last of their workflows started (its StartTime in Temporal), ${t.name}`,
+    `${fmt(startedMedian.ours.startedPerSecond)} /s`,
+    `raw Temporal starts, 20 concurrent: ${fmt(startedMedian.raw.rps)} /s`,
+    `${fmt(100 * startedRatio(startedMedian), 1)} % (rounds: ${roundsText(startedRatio)})`,
+  );
+  // Each row's median round by its own ratio: its figures and its ratio are the same round's.
+  const rawOursRatio = (r: Round) => r.rawOurs.rps / r.raw.rps;
+  const rawOursMedian = medianBy(rawOursRatio);
+  row(
+    `raw starts carrying our start's search attributes, memo and input (same rounds), ${t.name}`,
+    `${fmt(rawOursMedian.rawOurs.rps)} /s: what the Temporal server alone allows our submissions`,
+    `raw Temporal starts, 20 concurrent: ${fmt(rawOursMedian.raw.rps)} /s`,
+    `${fmt(100 * rawOursRatio(rawOursMedian), 1)} % (median round)`,
+  );
+  // What of that the API keeps: our submissions against the same server's starts carrying the same.
+  const oursOfRawOurs = (r: Round) => r.ours.rps / r.rawOurs.rps;
+  const oursMedian = medianBy(oursOfRawOurs);
+  row(
+    `POST /analyses accepted against those raw starts with our options (same rounds), ${t.name}`,
+    `${fmt(oursMedian.ours.rps)} /s`,
+    `raw starts with our start's options: ${fmt(oursMedian.rawOurs.rps)} /s`,
+    `${fmt(100 * oursOfRawOurs(oursMedian), 1)} % (rounds: ${roundsText(oursOfRawOurs)})`,
   );
 }
-const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
-row(
-  `POST /analyses accepted, 20 concurrent (median of ${ROUNDS} alternating rounds of ${SUBMISSIONS})`,
-  `${fmt(median.ours.rps)} /s, p50 ${median.ours.p50} ms, p99 ${median.ours.p99} ms; all their workflows started: ${fmt(median.ours.startedPerSecond)} /s`,
-  `raw Temporal starts, 20 concurrent: ${fmt(median.raw.rps)} /s`,
-  `${fmt(100 * median.ratio, 1)} % (rounds: ${rounds.map((r) => fmt(100 * r.ratio, 1)).join(', ')})`,
-);
-// Sustained, the API accepts only as fast as it starts (at most 64 starts in flight per process): the
-// same rounds by the rate at which all their workflows were started.
-const startedRatio = (r: Round) => r.ours.startedPerSecond / r.raw.rps;
-const startedMedian = [...rounds].sort((a, b) => startedRatio(a) - startedRatio(b))[Math.floor(rounds.length / 2)]!;
-row(
-  'the same submissions, to the last of their workflows started (its StartTime in Temporal)',
-  `${fmt(startedMedian.ours.startedPerSecond)} /s`,
-  `raw Temporal starts, 20 concurrent: ${fmt(startedMedian.raw.rps)} /s`,
-  `${fmt(100 * startedRatio(startedMedian), 1)} % (rounds: ${rounds.map((r) => fmt(100 * startedRatio(r), 1)).join(', ')})`,
-);
-// The median round by this row's own ratio: its figures and its ratio are the same round's.
-const rawOursRatio = (r: Round) => r.rawOurs.rps / r.raw.rps;
-const rawOursMedian = [...rounds].sort((a, b) => rawOursRatio(a) - rawOursRatio(b))[Math.floor(rounds.length / 2)]!;
-row(
-  "raw starts carrying our start's search attributes, memo and input (same rounds)",
-  `${fmt(rawOursMedian.rawOurs.rps)} /s: what the Temporal server alone allows our submissions`,
-  `raw Temporal starts, 20 concurrent: ${fmt(rawOursMedian.raw.rps)} /s`,
-  `${fmt(100 * rawOursRatio(rawOursMedian), 1)} % (median round)`,
-);
+
+await measureSubmissions({
+  name: 'the in-memory dev server',
+  apiPort,
+  apiPid: children[0]!.pid!,
+  client,
+  temporal: devServer?.pid ?? 'temporal',
+});
+
+// The same rows on the server `npm start` runs (the issue's setting): the dev server on an SQLite
+// file, as scripts/temporal.ts keeps it (WAL, every commit synced), with an API process of its own.
+// Only where this run started its own server (not with TEMPORAL_ADDRESS): it needs the Temporal CLI.
+if (devServer) {
+  const storeDir = mkdtempSync(join(tmpdir(), 'shelf-bench-store-'));
+  const fileServer = await startDevServer({ port: 7259, headless: true, dbFile: join(storeDir, 'temporal.db') });
+  const fileApiPort = apiPort + 2000;
+  const fileApi = startProcess('src/bin/api.ts', fileApiPort, { TEMPORAL_ADDRESS: fileServer.address });
+  children.push(fileApi);
+  await waitHttp(`http://127.0.0.1:${fileApiPort}/health/live`);
+  const fileConnection = await NativeConnection.connect({ address: fileServer.address });
+  await measureSubmissions({
+    name: "npm start's dev server (SQLite file)",
+    apiPort: fileApiPort,
+    apiPid: fileApi.pid!,
+    client: temporalClientOn(fileConnection, runtime.config.TEMPORAL_NAMESPACE).client,
+    temporal: fileServer.pid ?? 'temporal',
+  });
+  fileApi.kill('SIGTERM');
+  await new Promise((r) => (fileApi.exitCode !== null ? r(null) : fileApi.once('exit', r)));
+  await fileConnection.close();
+  await fileServer.stop();
+  rmSync(storeDir, { recursive: true, force: true });
+}
 
 if (only === 'submissions') await finish();
 
