@@ -12,8 +12,7 @@
 // BENCH_WARM_SUBMISSIONS (3000) shape the submission rounds.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -446,7 +445,10 @@ await measureSubmissions({
 // file, as scripts/temporal.ts keeps it (WAL, every commit synced), with an API process of its own.
 // Only where this run started its own server (not with TEMPORAL_ADDRESS): it needs the Temporal CLI.
 if (devServer) {
-  const storeDir = mkdtempSync(join(tmpdir(), 'shelf-bench-store-'));
+  // Beside npm start's own store (`.data/`), on the disk it would be on: a temporary directory can be
+  // memory (tmpfs), where a synced commit costs nothing.
+  mkdirSync(join(root, '.data'), { recursive: true });
+  const storeDir = mkdtempSync(join(root, '.data', 'bench-temporal-'));
   const fileServer = await startDevServer({ port: 7259, headless: true, dbFile: join(storeDir, 'temporal.db') });
   const fileApiPort = apiPort + 2000;
   const fileApi = startProcess('src/bin/api.ts', fileApiPort, { TEMPORAL_ADDRESS: fileServer.address });
