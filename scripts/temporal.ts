@@ -78,10 +78,12 @@ export type DevServer = { address: string; uiUrl?: string; pid?: number; stop():
  * How a dev server keeps a file store (`npm start`'s `.data/temporal.db`): SQLite in WAL mode, every
  * commit still synced (synchronous=FULL). In its default rollback-journal mode each commit wrote and
  * synced the journal and the database both; WAL appends once. Starts per second, 20 at a time, on one
- * host: 152 -> 250 (docs/performance.md, "npm start's Temporal store"). Durability is the same: a
- * commit is on disk when the server answers.
+ * host: 152 -> 250 (docs/performance.md, "A warm API, and npm start's Temporal store"). Durability is
+ * the same: a commit is on disk when the server answers.
  */
 export const FILE_STORE_PRAGMAS = ['journal_mode=wal', 'synchronous=full'];
+/** FILE_STORE_PRAGMAS as the dev server's arguments, for both ways of starting it. */
+const FILE_STORE_ARGS = FILE_STORE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]);
 
 export type DevServerOptions = {
   port: number;
@@ -108,8 +110,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     'warn',
     ...saArgs,
   ];
-  if (opts.dbFile)
-    args.push('--db-filename', opts.dbFile, ...FILE_STORE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]));
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile, ...FILE_STORE_ARGS);
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -151,7 +152,7 @@ async function startDownloadedDevServer(opts: DevServerOptions, log: (msg: strin
       uiPort: opts.uiPort,
       dbFilename: opts.dbFile,
       searchAttributes: Object.values(SA),
-      ...(opts.dbFile ? { extraArgs: FILE_STORE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]) } : {}),
+      ...(opts.dbFile ? { extraArgs: FILE_STORE_ARGS } : {}),
     },
   });
   return {

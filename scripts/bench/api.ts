@@ -117,6 +117,12 @@ function startProcess(entry: string, port: number, env: Record<string, string>):
   });
 }
 
+/** SIGTERM, then its exit (at once if it has exited already). */
+function stopProcess(c: ChildProcess): Promise<unknown> {
+  c.kill('SIGTERM');
+  return new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)));
+}
+
 async function waitHttp(url: string) {
   for (let i = 0; i < 300; i++) {
     if (
@@ -462,8 +468,7 @@ if (devServer) {
     client: temporalClientOn(fileConnection, runtime.config.TEMPORAL_NAMESPACE).client,
     temporal: fileServer.pid ?? 'temporal',
   });
-  fileApi.kill('SIGTERM');
-  await new Promise((r) => (fileApi.exitCode !== null ? r(null) : fileApi.once('exit', r)));
+  await stopProcess(fileApi);
   await fileConnection.close();
   await fileServer.stop();
   rmSync(storeDir, { recursive: true, force: true });
@@ -723,8 +728,7 @@ await finish();
 async function finish(): Promise<never> {
   console.log('\n| measure | the service | the ceiling, same run | ratio |\n|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+  await Promise.all(children.map(stopProcess));
   await db.end();
   await runtime.close();
   await devServer?.stop();

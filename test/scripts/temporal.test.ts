@@ -19,20 +19,11 @@ function sqliteFormatVersions(file: string): [number, number] {
   }
 }
 
-async function startWorkflowOn(server: DevServer, workflowId: string) {
+/** `use` with a client on `server`, its connection closed after. */
+async function onServer<T>(server: DevServer, use: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: server.address });
   try {
-    const client = new Client({ connection });
-    await client.workflow.start('nobodyRunsThis', { workflowId, taskQueue: 'store-test-nobody' });
-  } finally {
-    await connection.close();
-  }
-}
-
-async function describeOn(server: DevServer, workflowId: string) {
-  const connection = await Connection.connect({ address: server.address });
-  try {
-    return await new Client({ connection }).workflow.getHandle(workflowId).describe();
+    return await use(new Client({ connection }));
   } finally {
     await connection.close();
   }
@@ -51,7 +42,9 @@ describe("npm start's Temporal dev server store (scripts/temporal.ts)", () => {
     const port = await freePort();
     const first = await startDevServer({ port, headless: true, dbFile, log: () => undefined });
     servers.push(first);
-    await startWorkflowOn(first, 'store-test-1');
+    await onServer(first, (client) =>
+      client.workflow.start('nobodyRunsThis', { workflowId: 'store-test-1', taskQueue: 'store-test-nobody' }),
+    );
 
     // The start was answered: with every commit synced it survives a SIGKILL of the server.
     assert.ok(first.pid, 'the dev server was started by this process');
@@ -61,7 +54,7 @@ describe("npm start's Temporal dev server store (scripts/temporal.ts)", () => {
 
     const second = await startDevServer({ port, headless: true, dbFile, log: () => undefined });
     servers.push(second);
-    const described = await describeOn(second, 'store-test-1');
+    const described = await onServer(second, (client) => client.workflow.getHandle('store-test-1').describe());
     assert.equal(described.status.name, 'RUNNING');
     assert.equal(described.type, 'nobodyRunsThis');
   });
