@@ -119,6 +119,15 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     stderr = (stderr + d.toString()).slice(-4000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // The server never outlives the process that started it, however that process ends (a benchmark
+  // or test failing part way): left running, it holds its port and, for a file store, its file. At
+  // exit nothing can be awaited, so it is asked to stop and stops on its own (a file store loses
+  // nothing: every commit is synced).
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  process.on('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
   await Promise.race([
     waitForPort(opts.port),
     exited.then(() => {

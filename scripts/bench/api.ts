@@ -145,6 +145,9 @@ const children = [
 ];
 // A run that fails part way must not leave its servers running (holding ports, and the output pipe).
 process.on('exit', () => children.forEach((c) => c.kill('SIGTERM')));
+// Stopped by a signal, it still runs its exit handlers (the default for these skips them).
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
 await waitHttp(`http://127.0.0.1:${apiPort}/health/live`);
 await waitHttp(`http://127.0.0.1:${barePort}/`);
 
@@ -455,6 +458,9 @@ if (devServer) {
   // memory (tmpfs), where a synced commit costs nothing.
   mkdirSync(join(root, '.data'), { recursive: true });
   const storeDir = mkdtempSync(join(root, '.data', 'bench-temporal-'));
+  // Removed however the run ends (its server is stopped at exit too: scripts/temporal.ts).
+  const removeStore = () => rmSync(storeDir, { recursive: true, force: true });
+  process.on('exit', removeStore);
   const fileServer = await startDevServer({ port: 7259, headless: true, dbFile: join(storeDir, 'temporal.db') });
   const fileApiPort = apiPort + 2000;
   const fileApi = startProcess('src/bin/api.ts', fileApiPort, { TEMPORAL_ADDRESS: fileServer.address });
@@ -471,7 +477,8 @@ if (devServer) {
   await stopProcess(fileApi);
   await fileConnection.close();
   await fileServer.stop();
-  rmSync(storeDir, { recursive: true, force: true });
+  removeStore();
+  process.off('exit', removeStore);
 }
 
 if (only === 'submissions') await finish();

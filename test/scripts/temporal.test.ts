@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../../scripts/temporal.js';
@@ -57,5 +59,40 @@ describe("npm start's Temporal dev server store (scripts/temporal.ts)", () => {
     const described = await onServer(second, (client) => client.workflow.getHandle('store-test-1').describe());
     assert.equal(described.status.name, 'RUNNING');
     assert.equal(described.type, 'nobodyRunsThis');
+  });
+
+  it('does not outlive the process that started it when that process dies of an error', async () => {
+    const port = await freePort();
+    const temporalTs = resolve(import.meta.dirname, '../../scripts/temporal.ts');
+    // A process that starts a server, says its pid, and fails (as a benchmark failing part way does).
+    const script = `const { startDevServer } = await import(${JSON.stringify(temporalTs)});
+      const s = await startDevServer({ port: ${port}, headless: true, log: () => undefined });
+      console.log(s.pid);
+      throw new Error('failing part way');`;
+    const failed = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ]).then(
+      () => null,
+      (err: { code: number; stdout: string }) => err,
+    );
+    assert.ok(failed && failed.code !== 0, 'the process failed');
+    const pid = Number(failed.stdout.trim());
+    assert.ok(pid > 0, `it printed the server's pid: ${failed.stdout}`);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // Stopping takes the server a moment; a server left running would still be there long after.
+    for (let i = 0; i < 300 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) process.kill(pid, 'SIGKILL');
+    assert.equal(alive(), false, 'the dev server was still running after the process that started it had died');
   });
 });
