@@ -9,7 +9,8 @@
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
 // BENCH_SECONDS (10) sets each read measurement's length; BENCH_TRACE=1 prints three analyses' timelines;
 // BENCH_ONLY=reads|submissions measures only those; BENCH_ROUNDS (3), BENCH_SUBMISSIONS (600) and
-// BENCH_WARM_SUBMISSIONS (3000) shape the submission rounds.
+// BENCH_WARM_SUBMISSIONS (3000) shape the submission rounds; BENCH_SERVER=memory|file runs them on that
+// dev server only (both by default).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -67,6 +68,10 @@ function cpuSecondsOf(comm: string | number): number {
 const root = resolve(import.meta.dirname, '../..');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+// BENCH_SERVER=memory|file: the submission rows on that server alone (an A/B on one of them in half the time).
+const submitOn = process.env.BENCH_SERVER;
+if (submitOn !== undefined && submitOn !== 'memory' && submitOn !== 'file')
+  throw new Error(`BENCH_SERVER=${submitOn}: memory or file`);
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 
 const { databaseUrl, devServer } = await benchEnvironment(7258);
@@ -442,18 +447,19 @@ async function measureSubmissions(t: SubmitTarget) {
   );
 }
 
-await measureSubmissions({
-  name: 'the in-memory dev server',
-  apiPort,
-  apiPid: children[0]!.pid!,
-  client,
-  temporal: devServer?.pid ?? 'temporal',
-});
+if (submitOn !== 'file')
+  await measureSubmissions({
+    name: 'the in-memory dev server',
+    apiPort,
+    apiPid: children[0]!.pid!,
+    client,
+    temporal: devServer?.pid ?? 'temporal',
+  });
 
 // The same rows on the server `npm start` runs (the issue's setting): the dev server on an SQLite
 // file, as scripts/temporal.ts keeps it (WAL, every commit synced), with an API process of its own.
 // Only where this run started its own server (not with TEMPORAL_ADDRESS): it needs the Temporal CLI.
-if (devServer) {
+if (devServer && submitOn !== 'memory') {
   // Beside npm start's own store (`.data/`), on the disk it would be on: a temporary directory can be
   // memory (tmpfs), where a synced commit costs nothing.
   mkdirSync(join(root, '.data'), { recursive: true });
