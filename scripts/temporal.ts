@@ -123,11 +123,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   // or test failing part way): left running, it holds its port and, for a file store, its file. At
   // exit nothing can be awaited, so it is asked to stop and stops on its own (a file store loses
   // nothing: every commit is synced).
-  const killOnExit = () => {
+  const stopOnExit = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   };
-  process.on('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
+  process.on('exit', stopOnExit);
+  void exited.then(() => process.off('exit', stopOnExit));
   await Promise.race([
     waitForPort(opts.port),
     exited.then(() => {
