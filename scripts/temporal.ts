@@ -123,8 +123,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   // or test failing part way): left running, it holds its port and, for a file store, its file. At
   // exit nothing can be awaited, so it is asked to stop and stops on its own (a file store loses
   // nothing: every commit is synced).
+  const running = () => child.exitCode === null && child.signalCode === null;
   const stopOnExit = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (running()) child.kill('SIGTERM');
   };
   process.on('exit', stopOnExit);
   void exited.then(() => process.off('exit', stopOnExit));
@@ -139,7 +140,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     uiUrl: opts.uiPort && !opts.headless ? `http://127.0.0.1:${opts.uiPort}` : undefined,
     pid: child.pid,
     async stop() {
-      if (child.exitCode === null) {
+      if (running()) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
         await exited;

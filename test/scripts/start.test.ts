@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/ports.js';
+import { alive } from '../helpers/processes.js';
 import { uniquePrefix } from '../helpers/worker.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -24,14 +25,6 @@ function processes(): { pid: number; pgid: number; cmd: string }[] {
       }
     });
 }
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * `npm start`'s entry as a terminal runs it: the leader of its own process group (a terminal's

@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../../scripts/temporal.js';
 import { freePort } from '../helpers/ports.js';
+import { alive } from '../helpers/processes.js';
 
 /** Bytes 18 and 19 of an SQLite file's header: the write and read format versions, 2 in WAL mode. */
 function sqliteFormatVersions(file: string): [number, number] {
@@ -82,17 +83,10 @@ describe("npm start's Temporal dev server store (scripts/temporal.ts)", () => {
     assert.ok(failed && failed.code !== 0, 'the process failed');
     const pid = Number(failed.stdout.trim());
     assert.ok(pid > 0, `it printed the server's pid: ${failed.stdout}`);
-    const alive = () => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     // Stopping takes the server a moment; a server left running would still be there long after.
-    for (let i = 0; i < 300 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-    if (alive()) process.kill(pid, 'SIGKILL');
-    assert.equal(alive(), false, 'the dev server was still running after the process that started it had died');
+    for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    const left = alive(pid);
+    if (left) process.kill(pid, 'SIGKILL');
+    assert.equal(left, false, 'the dev server was still running after the process that started it had died');
   });
 });

@@ -5,8 +5,7 @@ import { generateApiKey } from '../../../src/modules/api-keys/api-key-secret.js'
 import { KeyGate } from '../../../src/modules/api-keys/key-gate.js';
 import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
-import { freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { dropDatabase, freshDatabase } from '../../../scripts/lib/fresh-database.js';
 import { initORM } from '../../../src/db/orm.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';
@@ -47,10 +46,7 @@ describe('KeyGate with the PostgreSQL store: takes that arrive together share a 
       );
     } finally {
       await other.close();
-      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await admin.connect();
-      await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
-      await admin.end();
+      await dropDatabase(url);
     }
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { dropDatabase, freshDatabase } from '../../../scripts/lib/fresh-database.js';
 import { initORM } from '../../../src/db/orm.js';
 import { createServices } from '../../../src/services.js';
 import { startApiProcess } from '../../helpers/api-process.js';
@@ -40,10 +40,7 @@ describe('what the read path writes under load (key-gate.ts, rate_limit_take, ap
   after(async () => {
     processes.forEach((p) => p.kill('SIGTERM'));
     await db.end();
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
-    await admin.end();
+    await dropDatabase(url);
   });
 
   /** A fresh organisation's read key, with a read limit no test here reaches. */
