@@ -1,28 +1,33 @@
-// `npm run eval -- [--recognizer local] [--model fast|best] [--engine auto|native|wasm] [--images test/fixtures/synthetic-shelves] [--dataset ../shared/datasets] [--report eval-report.json]`
-// Measures a recognizer: on a labelled synthetic set, precision/recall/F1 of catalogue items, price,
-// position and facing accuracy, seconds per image; on the real photos in --dataset, price-tag price
-// accuracy (in the labelled boxes, and the share of tags the label finder finds on its own) and
-// barcode decode rate. Prints a table and writes a JSON report. Asserts nothing.
+// `npm run eval -- [--images DIR ...] [--dataset ../shared/datasets] [--recognizer local] [--model fast|best] [--engine auto|native|wasm] [--report eval-report.json]`
+// Measures a recognizer on every labelled shelf set given (by default both committed ones: the first
+// generator's, which recognition is tuned on, and the second generator's, which is for checking only)
+// and prints them side by side: precision/recall/F1 of catalogue items, price, position and facing
+// accuracy, seconds per image. On the real photos in --dataset: price-tag prices read right end to end
+// (the recognizer finds the tags itself) and inside the labelled boxes, for each half of the written
+// split (scripts/eval/real-split.json: choices are made on `tune`, `heldOut` is reported apart), and
+// the barcode close-ups' decode rate. Writes a JSON report. Asserts nothing.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import '../../src/modules/recognition/engines/index.js';
 import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.js';
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
-import { findLabelBoxes } from '../../src/modules/recognition/engines/local/label-finder.js';
-import { decodePhoto } from '../../src/modules/recognition/engines/local/photo.js';
 import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
 import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
-import { childProcesses } from '../lib/child-processes.js';
+import { readShelfTags } from '../../src/modules/recognition/engines/local/shelf-tags.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
-import { createRecognizer, type CatalogueEntry } from '../../src/modules/recognition/recognizer.js';
+import { createRecognizer, type CatalogueEntry, type Recognizer } from '../../src/modules/recognition/recognizer.js';
+import { childProcesses } from '../lib/child-processes.js';
+import { scoreShelf, type ShelfTruth } from './score.js';
+
+const DEFAULT_SETS = ['test/fixtures/synthetic-shelves', 'test/fixtures/second-generator-shelves'];
 
 const { values } = parseArgs({
   options: {
     recognizer: { type: 'string', default: process.env.RECOGNIZER ?? 'local' },
-    images: { type: 'string', default: 'test/fixtures/synthetic-shelves' },
+    images: { type: 'string', multiple: true },
     dataset: { type: 'string' },
     report: { type: 'string', default: 'eval-report.json' },
     limit: { type: 'string' },
@@ -57,39 +62,21 @@ function iou(a: Box, b: Box): number {
     Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
   return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter);
 }
+const holdsCentre = (b: Box, of: Box) =>
+  (of.x0 + of.x1) / 2 > b.x0 && (of.x0 + of.x1) / 2 < b.x1 && (of.y0 + of.y1) / 2 > b.y0 && (of.y0 + of.y1) / 2 < b.y1;
 
-type Truth = {
-  image: string;
-  products: {
-    sku: string;
-    upc: string;
-    units: number;
-    price: number;
-    discountedPrice: number | null;
-    onSale: boolean;
-    shelfPosition: string;
-    shelfSection: string;
-  }[];
-};
-
-// 1. The labelled synthetic set.
-if (values.images && existsSync(values.images)) {
-  const dir = resolve(values.images);
+// 1. The labelled synthetic sets.
+async function evaluateSet(recognizer: Recognizer, dir: string) {
   const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as (CatalogueEntry & {
     upc: string;
   })[];
-  const recognizer = await createRecognizer(values.recognizer!);
-  // Start-up is not per image: the first photo is read once untimed, then every photo is timed (the
-  // first one included). A blank photo did not warm enough: OCR's first real sheet still cost ~0.4 s
-  // more than the next ones (the wasm's first compiled paths), ~0.03 s an image of 12, and a worker
-  // pays that once in its life (before the thread pool, the OCR pool's ~1 s start came on top).
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.json') && f !== 'catalogue.json')
     .sort()
     .slice(0, values.limit ? Number(values.limit) : undefined);
-  const truthOf = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Truth;
+  const truthOf = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as ShelfTruth;
   // What the worker hands the recognizer for a photo (read and measured outside the timing).
-  const inputOf = async (truth: Truth) => {
+  const inputOf = async (truth: ShelfTruth) => {
     const bytes = readFileSync(join(dir, truth.image));
     const meta = await sharp(bytes).metadata();
     return {
@@ -101,17 +88,9 @@ if (values.images && existsSync(values.images)) {
       runIndex: 0,
     };
   };
-  const warmupStarted = performance.now();
-  if (files[0]) await recognizer.recognize(await inputOf(truthOf(files[0])));
-  const firstSeconds = (performance.now() - warmupStarted) / 1000;
   const perImage = [];
-  let tp = 0,
-    fp = 0,
-    fn = 0,
-    priceRight = 0,
-    positionRight = 0,
-    unitsRight = 0,
-    seconds = 0,
+  const sum = { truth: 0, found: 0, falsePositives: 0, pricesRight: 0, positionsRight: 0, unitsRight: 0 };
+  let seconds = 0,
     cpuSeconds = 0;
   for (const file of files) {
     const truth = truthOf(file);
@@ -125,124 +104,143 @@ if (values.images && existsSync(values.images)) {
     seconds += took;
     // The native engine reads in helper processes: their CPU time is the photo's too.
     cpuSeconds += (used.user + used.system) / 1e6 + childProcesses().cpuSeconds - helpersCpu;
-    const skuOf = (p: { sku: string | null; upc: string | null }) =>
-      p.sku ?? catalogue.find((c) => normalizeGtin(c.upc) === normalizeGtin(p.upc))?.sku ?? null;
-    const predicted = new Map<string, (typeof products)[number]>();
-    for (const p of products) {
-      const sku = skuOf(p);
-      if (sku && !predicted.has(sku)) predicted.set(sku, p);
-    }
-    const truthBySku = new Map(truth.products.map((p) => [p.sku, p]));
-    let itp = 0,
-      ifp = 0,
-      iprice = 0,
-      ipos = 0,
-      iunits = 0;
-    for (const [sku, p] of predicted) {
-      const t = truthBySku.get(sku);
-      if (!t) {
-        ifp++;
-        continue;
-      }
-      itp++;
-      if (p.price === t.price && (p.discountedPrice ?? null) === (t.discountedPrice ?? null)) iprice++;
-      if (p.shelfPosition === t.shelfPosition && p.shelfSection === t.shelfSection) ipos++;
-      if (p.units === t.units) iunits++;
-    }
-    const ifn = truth.products.length - itp;
-    tp += itp;
-    fp += ifp;
-    fn += ifn;
-    priceRight += iprice;
-    positionRight += ipos;
-    unitsRight += iunits;
-    const precision = itp / Math.max(1, itp + ifp);
-    const recall = itp / Math.max(1, truth.products.length);
+    const s = scoreShelf(products, truth, catalogue);
+    for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += s[k];
     perImage.push({
+      set: basename(dir),
       image: truth.image,
-      truth: truth.products.length,
-      found: itp,
-      falsePositives: ifp,
-      precision: round(precision),
-      recall: round(recall),
-      pricesRight: iprice,
-      positionsRight: ipos,
-      unitsRight: iunits,
+      size: `${input.width}x${input.height}`,
+      ...s,
+      recall: round(s.found / Math.max(1, s.truth)),
       seconds: round(took, 2),
     });
   }
-  helpersPeak = Math.max(helpersPeak, childProcesses().peakRssMb);
-  const precision = tp / Math.max(1, tp + fp);
-  const recall = tp / Math.max(1, tp + fn);
-  report.synthetic = {
+  const precision = sum.found / Math.max(1, sum.found + sum.falsePositives);
+  const recall = sum.found / Math.max(1, sum.truth);
+  return {
+    set: dir,
     images: files.length,
+    products: sum.truth,
     precision: round(precision),
     recall: round(recall),
     f1: round((2 * precision * recall) / Math.max(1e-9, precision + recall)),
-    priceAccuracy: round(priceRight / Math.max(1, tp)),
-    positionAccuracy: round(positionRight / Math.max(1, tp)),
-    facingsAccuracy: round(unitsRight / Math.max(1, tp)),
+    priceAccuracy: round(sum.pricesRight / Math.max(1, sum.found)),
+    positionAccuracy: round(sum.positionsRight / Math.max(1, sum.found)),
+    facingsAccuracy: round(sum.unitsRight / Math.max(1, sum.found)),
     secondsPerImage: round(seconds / Math.max(1, files.length), 2),
-    // The untimed first read: start-up included.
-    firstReadSeconds: round(firstSeconds, 2),
     // CPU time of this process's threads (OCR and libvips ones included) while recognizing: on a
     // shared machine wall time also counts the other processes' turns, this does not.
     cpuSecondsPerImage: round(cpuSeconds / Math.max(1, files.length), 2),
     perImage,
   };
-  console.table(perImage);
+}
+
+const sets = (values.images ?? DEFAULT_SETS.filter((d) => existsSync(d))).map((d) => resolve(d));
+if (sets.length > 0) {
+  const recognizer = await createRecognizer(values.recognizer!);
+  // Start-up is not per image: one photo is read once untimed before any is timed (a worker pays
+  // its threads' and OCR's start once in its life).
+  const first = sets.map((d) => readdirSync(d).find((f) => f.endsWith('.jpg'))).find(Boolean);
+  const warmupStarted = performance.now();
+  if (first) {
+    const dir = sets.find((d) => existsSync(join(d, first)))!;
+    const image = readFileSync(join(dir, first));
+    const meta = await sharp(image).metadata();
+    const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as CatalogueEntry[];
+    await recognizer.recognize({
+      image,
+      contentType: 'image/jpeg',
+      width: meta.width!,
+      height: meta.height!,
+      catalogue,
+      runIndex: 0,
+    });
+  }
+  report.firstReadSeconds = round((performance.now() - warmupStarted) / 1000, 2);
+  const results = [];
+  for (const dir of sets) results.push(await evaluateSet(recognizer, dir));
+  console.table(results.flatMap((r) => r.perImage));
+  console.table(Object.fromEntries(results.map(({ set, perImage: _, ...r }) => [basename(set), r])));
+  report.sets = results;
+  helpersPeak = Math.max(helpersPeak, childProcesses().peakRssMb);
 }
 
 // 2. Real photos (read in place, never copied): price tags on shelves, and barcode close-ups.
 if (values.dataset) {
   const root = resolve(values.dataset);
   const ocr = new OcrPool(1, model, engine);
-  const tagsCsv = join(root, 'real-shelf-price-tags', 'price_boxes_gt.csv');
+  const tagsDir = join(root, 'real-shelf-price-tags');
+  const tagsCsv = join(tagsDir, 'price_boxes_gt.csv');
   if (existsSync(tagsCsv)) {
+    const split = JSON.parse(readFileSync(resolve(import.meta.dirname, 'real-split.json'), 'utf8')) as {
+      tune: string[];
+      heldOut: string[];
+    };
     const rows = readFileSync(tagsCsv, 'utf8')
       .trim()
       .split('\n')
       .slice(1)
-      .map((r) => r.split(','));
-    const cache = new Map<string, Buffer>();
-    let right = 0,
-      read = 0;
-    const started = performance.now();
-    for (const [image, x1, y1, x2, y2, gt] of rows as string[][]) {
-      if (!cache.has(image!)) cache.set(image!, readFileSync(join(root, 'real-shelf-price-tags', 'images', image!)));
-      const result = await readTagPrice(ocr, cache.get(image!)!, { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! });
-      if (result) read++;
-      if (result?.value === Number(gt)) right++;
-    }
-    const secondsPerTag = round((performance.now() - started) / 1000 / rows.length, 3);
-    // The same tags as the recognizer finds them on its own: its label finder's boxes, not the labelled
-    // ones. A tag counts as found when a box holds its centre or overlaps it by IoU > 0.3.
-    let found = 0,
-      foundRight = 0;
-    for (const image of new Set(rows.map((r) => r[0]!))) {
-      const boxes = await findLabelBoxes(await decodePhoto(cache.get(image)!));
-      for (const [, x1, y1, x2, y2, gt] of rows.filter((r) => r[0] === image)) {
-        const tag = { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! };
-        const box = boxes.find(
-          (b) =>
-            iou(tag, b) > 0.3 ||
-            ((tag.x0 + tag.x1) / 2 > b.x0 &&
-              (tag.x0 + tag.x1) / 2 < b.x1 &&
-              (tag.y0 + tag.y1) / 2 > b.y0 &&
-              (tag.y0 + tag.y1) / 2 < b.y1),
-        );
-        if (!box) continue;
-        found++;
-        if ((await readTagPrice(ocr, cache.get(image)!, box))?.value === Number(gt)) foundRight++;
+      .map((r) => r.split(','))
+      .map(([image, x1, y1, x2, y2, gt]) => ({
+        image: image!,
+        box: { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! },
+        price: Number(gt),
+      }));
+    const halves: Record<string, unknown> = {};
+    for (const [half, photos] of [
+      ['tune', split.tune],
+      ['heldOut', split.heldOut],
+    ] as const) {
+      const tags = rows.filter((r) => photos.includes(r.image));
+      let inBoxes = 0,
+        found = 0,
+        endToEnd = 0,
+        unmatchedPrices = 0,
+        inBoxSeconds = 0,
+        endToEndSeconds = 0;
+      for (const image of photos) {
+        const bytes = readFileSync(join(tagsDir, 'images', image));
+        const mine = tags.filter((t) => t.image === image);
+        let started = performance.now();
+        for (const t of mine) if ((await readTagPrice(ocr, bytes, t.box))?.value === t.price) inBoxes++;
+        inBoxSeconds += (performance.now() - started) / 1000;
+        started = performance.now();
+        const read = await readShelfTags(ocr, bytes);
+        endToEndSeconds += (performance.now() - started) / 1000;
+        const used = new Set<unknown>();
+        for (const t of mine) {
+          const candidates = read.filter((r) => iou(t.box, r.box) > 0.3 || holdsCentre(r.box, t.box));
+          if (candidates.length === 0) continue;
+          found++;
+          candidates.forEach((c) => used.add(c));
+          if (candidates.some((c) => c.price === t.price)) endToEnd++;
+        }
+        // Prices read where no labelled tag is: a photo's unlabelled tags count here too, so this is an upper bound.
+        unmatchedPrices += read.filter((r) => r.price !== null && !used.has(r)).length;
       }
+      halves[half] = {
+        photos: photos.length,
+        tags: tags.length,
+        endToEndRight: endToEnd,
+        tagsFound: found,
+        inLabelledBoxesRight: inBoxes,
+        pricesOutsideLabelledTags: unmatchedPrices,
+        endToEndSecondsPerPhoto: round(endToEndSeconds / photos.length, 2),
+        inBoxSecondsPerTag: round(inBoxSeconds / Math.max(1, tags.length), 3),
+      };
     }
+    const sumOf = (k: string) =>
+      Object.values(halves).reduce((s: number, h) => s + (h as Record<string, number>)[k]!, 0);
+    halves.all = {
+      tags: sumOf('tags'),
+      endToEndRight: sumOf('endToEndRight'),
+      tagsFound: sumOf('tagsFound'),
+      inLabelledBoxesRight: sumOf('inLabelledBoxesRight'),
+    };
+    console.table(halves);
     report.realPriceTags = {
-      tags: rows.length,
-      read,
-      right,
-      accuracy: round(right / rows.length),
-      secondsPerTag,
-      labelFinder: { found, recall: round(found / rows.length), pricesRight: foundRight },
+      ...halves,
+      split: 'scripts/eval/real-split.json',
       source:
         'Roboflow Universe "Shelf Price detection", CC BY 4.0, via AnujB05/Retail-Shelf-Price-Tag-Recognition-and-OCR',
     };
@@ -276,7 +274,7 @@ clearInterval(sampler);
 report.peakRssMb = Math.round(peakRss / 1024 / 1024) + helpersPeak;
 const summary = {
   ...report,
-  synthetic: report.synthetic ? { ...(report.synthetic as object), perImage: undefined } : undefined,
+  sets: (report.sets as { perImage: unknown }[] | undefined)?.map((s) => ({ ...s, perImage: undefined })),
 };
 console.log(JSON.stringify(summary, null, 2));
 writeFileSync(values.report!, JSON.stringify(report, null, 2));

@@ -158,7 +158,7 @@ export async function readShelf(
  * Barcodes where a label's bars were seen (see bar-regions.ts), each region enlarged twice: a
  * label's symbol in a wide photo has about one pixel per module, too few for the whole-image pass.
  */
-export async function readRegions(grey: GreyImage, regions: Box[]): Promise<FoundBarcode[]> {
+export async function readRegions(grey: GreyImage, regions: Box[], closer = false): Promise<FoundBarcode[]> {
   await ensureModule();
   const found: FoundBarcode[] = [];
   for (const r of regions) {
@@ -170,7 +170,12 @@ export async function readRegions(grey: GreyImage, regions: Box[]): Promise<Foun
       y1: Math.min(grey.height, Math.ceil(r.y1 + pad)),
     };
     if (region.x1 - region.x0 < 8 || region.y1 - region.y0 < 4) continue;
-    found.push(...(await scan(grey, region, { scale: 2, normalise: true }, 1, true)));
+    // A small symbol (about a pixel a module) is enlarged four times and sharpened, and may be
+    // tilted or inverted: it is only looked at this closely where nothing else named its label.
+    const variant: Variant = closer
+      ? { scale: 4, tweak: (s) => s.sharpen({ sigma: 1 }), normalise: true }
+      : { scale: 2, normalise: true };
+    found.push(...(await scan(grey, region, variant, 1, !closer)));
   }
   return found;
 }

@@ -37,7 +37,7 @@ export async function findLabelBoxes(photo: Photo): Promise<Box[]> {
     const bw = c.x1 - c.x0,
       bh = c.y1 - c.y0;
     const aspect = bw / bh;
-    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 1.2 || aspect > 8 || c.area / (bw * bh) < 0.35)
+    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 0.6 || aspect > 8 || c.area / (bw * bh) < 0.35)
       continue;
     boxes.push({
       x0: Math.floor(c.x0 * fx),

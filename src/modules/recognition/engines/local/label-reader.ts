@@ -6,7 +6,12 @@ import { stretchContrast } from './contrast.js';
 import { sharpenGrey } from './sharpen.js';
 import type { GreyImage } from './photo.js';
 
-export type LabelReading = { box: Box; text: string; barcodes: Box[] };
+/**
+ * A label as read: its text, and where its barcode's bars were seen (in photo pixels), split by
+ * whether the symbol has pixels enough a module for the usual decode (`barcodes`) or needs a
+ * closer one (`smallBarcodes`, decoded only when the text names nothing).
+ */
+export type LabelReading = { box: Box; text: string; barcodes: Box[]; smallBarcodes: Box[] };
 
 /** How a label is enlarged for OCR: the label's height in pixels, and whether edges are sharpened. */
 export type LabelView = { height: number; sharpen: boolean };
@@ -19,13 +24,14 @@ export const FIRST_LOOK: LabelView = { height: 110, sharpen: false };
 export const CLOSE_LOOK: LabelView = { height: 220, sharpen: true };
 
 /**
- * The narrowest label barcode worth decoding, in photo pixels: an EAN-13 is 95 modules wide, and
- * below about 1.5 pixels a module the decoder reads nothing even enlarged (0 of the 192 symbols of
- * the synthetic set, about 0.9 px a module, for ~100 ms a photo).
+ * The narrowest label barcode decoded at the usual enlargement, in photo pixels: an EAN-13 is 95
+ * modules wide, and below about 1.5 pixels a module a twice-enlarged decode reads nothing on the
+ * first generator's labels (0 of 192, ~0.9 px a module). Narrower symbols are still decodable from
+ * about 1 px a module, closer and sharpened, and are tried where a label's text names nothing.
  */
 const MIN_SYMBOL_WIDTH = 143;
 
-type Prepared = { box: Box; pixels: Buffer; width: number; height: number; barcodes: Box[] };
+type Prepared = { box: Box; pixels: Buffer; width: number; height: number; barcodes: Box[]; smallBarcodes: Box[] };
 
 /**
  * A label's pixels, cut out of the grey photo (the box widened to whole pixels, kept inside the photo).
@@ -67,9 +73,16 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
     x1: left + b.x1 / scale,
     y1: top + b.y1 / scale,
   });
-  // Only symbols with enough pixels per module are worth a decode (bars padded by a cell each side).
-  const decodable = bars.filter((b) => (b.x1 - b.x0 - 2 * CELL_W) / scale >= MIN_SYMBOL_WIDTH);
-  return { box, pixels: data, width: info.width, height: info.height, barcodes: decodable.map(toImage) };
+  // Bars padded by a cell each side: the symbol's own width decides how closely it must be looked at.
+  const wide = (b: Box) => (b.x1 - b.x0 - 2 * CELL_W) / scale >= MIN_SYMBOL_WIDTH;
+  return {
+    box,
+    pixels: data,
+    width: info.width,
+    height: info.height,
+    barcodes: bars.filter(wide).map(toImage),
+    smallBarcodes: bars.filter((b) => !wide(b)).map(toImage),
+  };
 }
 
 /** White space between labels in the sheet: more than a line gap, so no text line spans two labels. */
@@ -109,7 +122,10 @@ export async function readLabels(
     if (i >= 0) texts[i]!.push(w);
   }
   const byBox = new Map(
-    placed.map((p, i) => [p.box, { text: texts[i]!.map((w) => w.text).join(' '), barcodes: p.barcodes }]),
+    placed.map((p, i) => [
+      p.box,
+      { text: texts[i]!.map((w) => w.text).join(' '), barcodes: p.barcodes, smallBarcodes: p.smallBarcodes },
+    ]),
   );
-  return boxes.map((box) => ({ box, ...(byBox.get(box) ?? { text: '', barcodes: [] }) }));
+  return boxes.map((box) => ({ box, ...(byBox.get(box) ?? { text: '', barcodes: [], smallBarcodes: [] }) }));
 }

@@ -84,12 +84,7 @@ export class LocalRecognizer implements Recognizer {
     const grey = greenChannel(photo);
     const entries = this.entries(input.catalogue);
     const [{ labels, readings }, packs] = await Promise.all([this.readLabels(grey, boxes, entries), packMask(photo)]);
-    // Only where a label's bars were seen: the whole-photo pass decoded nothing on the synthetic set
-    // (0 of 202 labels) for ~80 ms a photo, and a label's symbol is where its bars are.
-    const barcodes = await readRegions(
-      grey,
-      readings.flatMap((r) => r.barcodes),
-    );
+    const barcodes = await this.readBarcodes(grey, labels, readings, entries);
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
@@ -109,7 +104,76 @@ export class LocalRecognizer implements Recognizer {
       // Paper with neither a price nor a known name on it is not a shelf label.
       if (product.sku || label.price) products.push(product);
     }
-    return products;
+    return [...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)];
+  }
+
+  /**
+   * The labels' barcodes, looked for as closely as the labels need. Every symbol wide enough for the
+   * usual decode is decoded; then, only for labels whose text and barcode still name nothing, their
+   * small symbols (down to about a pixel a module) closer; and if labels cannot be read at all (a
+   * third or more still name nothing), the whole photo, where a symbol outside the label's paper or
+   * a label the finder cut short is found too. On photos whose labels read, this costs nothing.
+   */
+  private async readBarcodes(
+    grey: GreyImage,
+    labels: Label[],
+    readings: LabelReading[],
+    entries: Entry[],
+  ): Promise<FoundBarcode[]> {
+    const barcodes = await readRegions(
+      grey,
+      readings.flatMap((r) => r.barcodes),
+    );
+    const gtins = new Set(entries.map((e) => e.gtin).filter(Boolean));
+    const unnamed = () =>
+      labels
+        .map((label, i) => ({ label, reading: readings[i]! }))
+        .filter(({ label }) => {
+          const barcode = this.barcodeFor(label, barcodes);
+          if (barcode?.gtin && (gtins.size === 0 || gtins.has(barcode.gtin))) return false;
+          return (this.bestEntry(label, entries)?.score ?? 0) < 0.5;
+        });
+    const small = unnamed().flatMap(({ reading }) => reading.smallBarcodes);
+    if (small.length > 0) barcodes.push(...(await readRegions(grey, small, true)));
+    const left = unnamed();
+    if (left.length > 0 && left.length >= labels.length / 3)
+      barcodes.push(...(await readShelf(grey, grey.width, grey.height, 0)));
+    return barcodes;
+  }
+
+  /**
+   * Catalogue items whose barcode was decoded where no label was found (a label style the paper
+   * finder does not see, a symbol on a hanging tag): a decoded GTIN of the catalogue is on the shelf.
+   */
+  private unlabelled(
+    barcodes: FoundBarcode[],
+    labels: Label[],
+    products: RecognizedProduct[],
+    entries: Entry[],
+    width: number,
+    height: number,
+  ): RecognizedProduct[] {
+    const seen = new Set(products.map((p) => p.sku).filter(Boolean));
+    const out: RecognizedProduct[] = [];
+    for (const barcode of barcodes) {
+      const entry = barcode.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
+      if (!entry || seen.has(entry.entry.sku)) continue;
+      if (labels.some((l) => this.barcodeFor(l, [barcode]))) continue;
+      seen.add(entry.entry.sku);
+      const label: Label = { box: barcode.box, nameText: '', price: null, lines: [] };
+      const row = this.rows([...labels, label]).get(label)!;
+      // Its row among the labels' rows; a photo of only such symbols is split in thirds of its height.
+      const position =
+        labels.length > 0
+          ? row
+          : cy(barcode.box) < height / 3
+            ? 'top'
+            : cy(barcode.box) < (2 * height) / 3
+              ? 'eye-level'
+              : 'bottom';
+      out.push(this.toProduct(label, entries, [barcode], position, { units: 1, centreX: cx(barcode.box) }, width));
+    }
+    return out;
   }
 
   /**
