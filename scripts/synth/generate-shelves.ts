@@ -1,5 +1,5 @@
 // Renders synthetic shelf photos with ground truth, for measuring recognizers.
-// Usage: npm run synth -- --out test/fixtures/synthetic-shelves --count 12 --seed 42 [--width 1600 --height 1200]
+// Usage: npm run synth -- --out test/fixtures/synthetic-shelves --count 12 --seed 42 [--width 1600 --height 1200] [--palette classic|mixed]
 // Each image: shelf rows of product packs (brand and name printed on them), a price label under each
 // product group (name, price or a promotion, an EAN-13), then blur, noise, a slight rotation and JPEG.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -134,7 +134,28 @@ function rotatePoint(x: number, y: number, cx: number, cy: number, rad: number):
   return [cx + dx * Math.cos(rad) - dy * Math.sin(rad), cy + dx * Math.sin(rad) + dy * Math.cos(rad)];
 }
 
-export async function renderShelf(items: Item[], seed: number, width: number, height: number) {
+/**
+ * Label colours of the `mixed` palette (paper, print, promotion print): besides white and yellow
+ * paper, dark and coloured labels with light print, as many stores use. The `classic` palette
+ * (the committed set) draws white labels and yellow promotions only.
+ */
+const MIXED_LABELS: [string, string, string][] = [
+  ['#ffffff', '#111111', '#b71c1c'],
+  ['#ffeb3b', '#111111', '#b71c1c'],
+  ['#1a237e', '#ffffff', '#ffeb3b'],
+  ['#c62828', '#ffffff', '#ffffff'],
+  ['#2e7d32', '#ffffff', '#ffffff'],
+  ['#212121', '#f5f5f5', '#ffd54f'],
+  ['#fff8e1', '#3e2723', '#b71c1c'],
+];
+
+export async function renderShelf(
+  items: Item[],
+  seed: number,
+  width: number,
+  height: number,
+  palette: 'classic' | 'mixed' = 'classic',
+) {
   const r = rng(seed);
   const rows = r.int(3, 4);
   const rowH = height / rows;
@@ -189,16 +210,21 @@ export async function renderShelf(items: Item[], seed: number, width: number, he
         priceText = `£${price.toFixed(2)} 2 for £${total.toFixed(2)}`;
       }
       const yellow = discounted !== null;
-      svg += `<rect x="${lx}" y="${ly}" width="${labelW}" height="${lh}" fill="${yellow ? '#ffeb3b' : '#ffffff'}" stroke="#444" stroke-width="1"/>`;
+      const [paper, ink, promoInk] =
+        palette === 'mixed' ? r.pick(MIXED_LABELS) : [yellow ? '#ffeb3b' : '#ffffff', '#111', '#b71c1c'];
+      svg += `<rect x="${lx}" y="${ly}" width="${labelW}" height="${lh}" fill="${paper}" stroke="#444" stroke-width="1"/>`;
       const nameText = `${item.brand} ${item.name}`;
       // Shrink long names to fit the label: a label's text is what carries the match.
       const nameSize = Math.min(r.int(19, 23), Math.floor((labelW - 16) / (nameText.length * 0.62)));
-      svg += `<text x="${lx + 8}" y="${ly + nameSize + 4}" font-family="${font}" font-size="${nameSize}" fill="#111">${esc(nameText)}</text>`;
+      svg += `<text x="${lx + 8}" y="${ly + nameSize + 4}" font-family="${font}" font-size="${nameSize}" fill="${ink}">${esc(nameText)}</text>`;
       const priceSize =
         discounted !== null
           ? Math.min(r.int(20, 23), Math.floor((labelW - bw - 24) / (priceText.length * 0.66)))
           : r.int(28, 34);
-      svg += `<text x="${lx + 8}" y="${ly + lh - 10}" font-family="${font}" font-size="${priceSize}" font-weight="bold" fill="${yellow ? '#b71c1c' : '#111'}">${esc(priceText)}</text>`;
+      svg += `<text x="${lx + 8}" y="${ly + lh - 10}" font-family="${font}" font-size="${priceSize}" font-weight="bold" fill="${yellow ? promoInk : ink}">${esc(priceText)}</text>`;
+      // On coloured paper the symbol is printed on a white patch, as real labels do.
+      if (palette === 'mixed')
+        svg += `<rect x="${lx + labelW - bw - 9}" y="${ly + lh - bh - 9}" width="${bw + 6}" height="${bh + 6}" fill="#ffffff"/>`;
       barcodes.push({
         svg: bwipjs.toSVG({ bcid: 'ean13', text: item.upc, height: 6, includetext: false }),
         x: lx + labelW - bw - 6,
@@ -305,16 +331,25 @@ if (process.argv[1]?.endsWith('generate-shelves.ts')) {
       seed: { type: 'string', default: '42' },
       width: { type: 'string', default: '1600' },
       height: { type: 'string', default: '1200' },
+      // classic (white labels, yellow promotions: the committed set) or mixed (dark and coloured labels too).
+      palette: { type: 'string', default: 'classic' },
     },
   });
   if (!values.out) throw new Error('--out <dir> is required');
+  if (values.palette !== 'classic' && values.palette !== 'mixed') throw new Error('--palette: classic or mixed');
   mkdirSync(values.out, { recursive: true });
   const seed = Number(values.seed);
   const items = catalogue(seed);
   writeFileSync(join(values.out, 'catalogue.json'), JSON.stringify(items, null, 2));
   for (let i = 0; i < Number(values.count); i++) {
     const id = `shelf-${String(i + 1).padStart(2, '0')}`;
-    const { jpeg, truth } = await renderShelf(items, seed * 1000 + i, Number(values.width), Number(values.height));
+    const { jpeg, truth } = await renderShelf(
+      items,
+      seed * 1000 + i,
+      Number(values.width),
+      Number(values.height),
+      values.palette,
+    );
     writeFileSync(join(values.out, `${id}.jpg`), jpeg);
     writeFileSync(join(values.out, `${id}.json`), JSON.stringify({ image: `${id}.jpg`, ...truth }, null, 2));
     console.log(`${id}: ${truth.products.length} products, ${Math.round(jpeg.length / 1024)} KiB`);

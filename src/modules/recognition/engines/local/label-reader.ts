@@ -51,6 +51,13 @@ export function cutLabel(
   return { region, left, top, width, height };
 }
 
+function median(data: Uint8Array): number {
+  const histogram = new Uint32Array(256);
+  for (let i = 0; i < data.length; i++) histogram[data[i]!]!++;
+  for (let v = 0, seen = 0; v < 256; v++) if ((seen += histogram[v]!) >= data.length / 2) return v;
+  return 255;
+}
+
 /** One label's crop: enlarged to the view's height, contrast-stretched, its barcode found and blanked. */
 async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prepared | null> {
   const { region, left, top, width, height } = cutLabel(grey, box);
@@ -65,6 +72,10 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
   // round trip per crop where these cost table lookups, for the very same pixels (sharpen.ts, contrast.ts).
   if (view.sharpen) sharpenGrey(data, info.width, info.height);
   stretchContrast(data);
+  // Light print on dark paper (dark, red or green labels; red and green are dark in the green
+  // channel too): tesseract reads dark print on light, so such a crop is turned over. Paper is most
+  // of a label, so its median says which it is.
+  if (median(data) < 110) for (let i = 0; i < data.length; i++) data[i] = 255 - data[i]!;
   const bars = barRegions(data, info.width, info.height);
   for (const b of bars) for (let y = b.y0; y < b.y1; y++) data.fill(255, y * info.width + b.x0, y * info.width + b.x1);
   const toImage = (b: Box): Box => ({

@@ -5,6 +5,10 @@ import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } fr
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
+import type { PaddleOcr } from './paddle/paddle-ocr.js';
+import { findTextLabels } from './text-label-finder.js';
+import { barRegions } from './bar-regions.js';
+import { labelsFromBars } from './bar-label-finder.js';
 import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage } from './photo.js';
@@ -34,6 +38,11 @@ const union = (a: Box, b: Box): Box => ({
   x1: Math.max(a.x1, b.x1),
   y1: Math.max(a.y1, b.y1),
 });
+/** The box's middle lies inside the label (with a quarter of its height to spare). */
+const holds = (label: Box, b: Box) => {
+  const pad = h(label) * 0.25;
+  return cx(b) > label.x0 - pad && cx(b) < label.x1 + pad && cy(b) > label.y0 - pad && cy(b) < label.y1 + pad;
+};
 const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
 
 /** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
@@ -61,7 +70,12 @@ function containment(text: Set<string>, entry: Set<string>): number {
   return hit / entry.size;
 }
 
-export type LocalRecognizerOptions = { ocr: OcrPool; barcodeTiles?: number };
+export type LocalRecognizerOptions = {
+  ocr: OcrPool;
+  barcodeTiles?: number;
+  /** The learned text detector, a second source of labels (text-label-finder.ts); none: paper only. */
+  text?: () => Promise<PaddleOcr>;
+};
 
 /**
  * The offline recognizer. A shelf label carries the product's name and price (its barcode is
@@ -78,12 +92,26 @@ export class LocalRecognizer implements Recognizer {
 
   async recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
     const photo = await decodePhoto(input.image);
-    const boxes = await findLabelBoxes(photo);
-    // No label paper found (an unusual store, a close-up): read the whole photo instead.
-    if (boxes.length === 0) return this.recognizeWholeImage(input);
+    const paper = await findLabelBoxes(photo);
     const grey = greenChannel(photo);
+    // Labels the paper finder missed: from their barcodes first (any paper colour, a few ms), then by
+    // their print where bars are still unexplained (the text detector, ~0.2 s).
+    const bars = barRegions(grey.data, grey.width, grey.height);
+    const byBars = await labelsFromBars(
+      photo,
+      bars.filter((b) => !paper.some((k) => holds(k, b))),
+    );
+    const byText = this.opts.text
+      ? await findTextLabels(await this.opts.text(), photo, bars, [...paper, ...byBars])
+      : [];
+    const boxes = [...paper, ...byBars, ...byText];
+    // No label found (an unusual store, a close-up): read the whole photo instead.
+    if (boxes.length === 0) return this.recognizeWholeImage(input);
     const entries = this.entries(input.catalogue);
-    const [{ labels, readings }, packs] = await Promise.all([this.readLabels(grey, boxes, entries), packMask(photo)]);
+    const [{ labels, readings }, packs] = await Promise.all([
+      this.readLabels(grey, boxes, entries, paper.length + byBars.length),
+      packMask(photo),
+    ]);
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
@@ -102,7 +130,18 @@ export class LocalRecognizer implements Recognizer {
         grey.width,
       );
       // Paper with neither a price nor a known name on it is not a shelf label.
-      if (product.sku || label.price) products.push(product);
+      if (!product.sku && !label.price) continue;
+      // Print found by the text detector may be a pack's (its brand and name, no price) above its own
+      // label: one product, the label's. Without a price, it must name its entry outright.
+      if (byText.includes(label.box)) {
+        if (!label.price && product.confidenceScore < 0.5 + 0.45 * 0.75) continue;
+        const same = products.findIndex((p) => p.sku !== null && p.sku === product.sku);
+        if (same >= 0) {
+          if (products[same]!.price === null && product.price !== null) products[same] = product;
+          continue;
+        }
+      }
+      products.push(product);
     }
     return [...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)];
   }
@@ -185,6 +224,7 @@ export class LocalRecognizer implements Recognizer {
     grey: GreyImage,
     boxes: Box[],
     entries: Entry[],
+    onPaper: number,
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
     const readings = await readLabels(this.opts.ocr, grey, boxes);
     const labels = readings.map((r) => this.asLabel(r));
@@ -198,7 +238,11 @@ export class LocalRecognizer implements Recognizer {
       // An empty catalogue (a new organisation's) can name nothing however closely a label is read,
       // and a closer reading's name is only taken when it names more: only the price can gain there.
       // Without this, such a photo read every label twice, ~2× the OCR time for the same products.
-      .filter((u) => (entries.length > 0 && u.named < 0.5) || !u.priced);
+      .filter((u) => (entries.length > 0 && u.named < 0.5) || !u.priced)
+      // Print the text detector found is looked at again only where its first reading shows a price:
+      // most of it is a pack's (a name and no price), which a closer look would only read again, at
+      // 2-4× the cost of the first.
+      .filter((u) => u.i < onPaper || labels[u.i]!.price !== null);
     if (unsure.length === 0) return { labels, readings };
     const closer = await readLabels(
       this.opts.ocr,
@@ -216,7 +260,7 @@ export class LocalRecognizer implements Recognizer {
           : label.price;
       // Still no price: tags that print a bare integer (198, as yen tags do) are read like the real
       // tags are, the tallest row of digits on the label.
-      if (completeness(price) === 0) {
+      if (completeness(price) === 0 && u.i < onPaper) {
         const tag = await readTagPrice(
           this.opts.ocr,
           sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),

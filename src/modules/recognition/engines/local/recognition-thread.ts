@@ -6,11 +6,17 @@ import { workerData } from 'piscina';
 import type { RecognizedProduct } from '../../recognizer.js';
 import { LocalRecognizer } from './local-recognizer.js';
 import { OcrPool } from './ocr-pool.js';
+import { PaddleOcr } from './paddle/paddle-ocr.js';
 import type { ThreadData, ThreadTask, WarmedUp, WarmUpTask } from './recognition-pool.js';
 import { warmUpInput } from './warm-up.js';
 
 const { model, engine } = workerData as ThreadData;
-const recognizer = new LocalRecognizer({ ocr: new OcrPool(1, model, engine) });
+// The text detector's model is loaded on the thread's first photo (the warm-up one) and kept.
+let detector: Promise<PaddleOcr> | undefined;
+const recognizer = new LocalRecognizer({
+  ocr: new OcrPool(1, model, engine),
+  text: () => (detector ??= PaddleOcr.create()),
+});
 
 export default async function recognize(task: ThreadTask | WarmUpTask): Promise<RecognizedProduct[] | WarmedUp> {
   if ('warmUp' in task) return { threadId, products: (await recognizer.recognize(await warmUpInput())).length };

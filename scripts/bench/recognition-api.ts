@@ -1,0 +1,268 @@
+// `DATABASE_URL=… npm run bench:recognition-api -- [--images DIR] [--photos 48]`
+// Photos per second through the whole service, all cores, against the recognizer's own all-core rate
+// for the same photos, side by side in one run:
+//   ours     POST /analyses (a real API process) -> image fetched from a loopback host -> the `local`
+//            recognizer in a real worker process (one recognition thread per core) -> finalize ->
+//            a signed analysis.completed webhook received and verified on loopback;
+//   ceiling  `bench:recognition`'s all-core measurement (a pool of one thread per core kept full) over
+//            the same photos, in a child process.
+// The rate is photos ÷ (last webhook − first POST), every photo submitted at once (the worker's queue
+// keeps every thread busy). The organisation's inventory is the set's catalogue.json, so recognition
+// does the same work as the ceiling's. Needs DATABASE_URL (a server; `shelf_bench` is recreated there)
+// and TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { verifyWebhookSignature } from '../../src/modules/webhooks/signature.js';
+import { createServices } from '../../src/services.js';
+import { benchEnvironment, benchRuntime } from './setup.js';
+
+const { values } = parseArgs({
+  options: {
+    images: { type: 'string', default: 'test/fixtures/synthetic-shelves' },
+    photos: { type: 'string', default: '48' },
+  },
+});
+const root = resolve(import.meta.dirname, '../..');
+const dir = resolve(values.images!);
+const count = Number(values.photos);
+const cores = availableParallelism();
+const say = (msg: string) => console.error(`[bench] ${msg}`);
+
+/** Every process's parent and CPU seconds so far (Linux /proc; empty elsewhere). */
+function processTable(): Map<number, { ppid: number; comm: string; cpu: number }> {
+  const out = new Map<number, { ppid: number; comm: string; cpu: number }>();
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(pid), {
+        comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        ppid: Number(f[1]),
+        cpu: (Number(f[11]) + Number(f[12])) / 100,
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+/** CPU seconds so far of each party: the API process, the worker process with its OCR helpers, PostgreSQL, Temporal. */
+function cpuByParty(api: number, worker: number): Record<string, number> {
+  const table = processTable();
+  const within = (pid: number, root: number): boolean => {
+    for (let p = pid, i = 0; p > 1 && i < 50; p = table.get(p)?.ppid ?? 0, i++) if (p === root) return true;
+    return false;
+  };
+  const sum = { api: 0, worker: 0, postgres: 0, temporal: 0, bench: 0 };
+  for (const [pid, t] of table) {
+    if (within(pid, api)) sum.api += t.cpu;
+    else if (within(pid, worker)) sum.worker += t.cpu;
+    else if (t.comm === 'postgres') sum.postgres += t.cpu;
+    else if (t.comm === 'temporal') sum.temporal += t.cpu;
+    else if (pid === process.pid) sum.bench += t.cpu;
+  }
+  return sum;
+}
+
+const { databaseUrl, devServer } = await benchEnvironment(7262);
+const { prefix, runtime } = await benchRuntime();
+const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
+const org = await services.organisations.create({
+  name: 'Bench recognition',
+  plan: 'enterprise',
+  credits: 100_000,
+  customLimits: { rateLimits: { analyses: 10_000_000, reads: 10_000_000, writes: 10_000_000 }, maxBatchSize: 1000 },
+});
+const writeKey = (await services.apiKeys.create(org.id, 'write', 'bench write')).secret;
+type Item = {
+  sku: string;
+  upc: string | null;
+  brand: string;
+  name: string;
+  category: string | null;
+  sizeValue: number | null;
+  sizeUnit: string | null;
+  expectedPrice: number | null;
+  currency: string | null;
+};
+const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as Item[];
+await services.inventory.bulkUpsert(
+  org.id,
+  catalogue.map((c) => ({
+    sku: c.sku,
+    upc: c.upc,
+    brand: c.brand,
+    name: c.name,
+    category: c.category ?? null,
+    sizeValue: c.sizeValue,
+    sizeUnit: c.sizeUnit,
+    expectedPrice: c.expectedPrice,
+    currency: c.currency,
+  })),
+);
+
+// The photos, from a loopback host as a client's would be.
+const photos = readdirSync(dir)
+  .filter((f) => f.endsWith('.jpg'))
+  .sort()
+  .map((f) => readFileSync(join(dir, f)));
+const imageHost = createServer((req, res) => {
+  const i = Number(/\/(\d+)\.jpg$/.exec(req.url ?? '')?.[1]);
+  const body = photos[i];
+  if (body === undefined) return res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length }).end(body);
+});
+await new Promise<void>((r) => imageHost.listen(0, '127.0.0.1', r));
+const imageBase = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
+
+// The webhook receiver: a delivery counts once its signature verifies over the raw body.
+const completed = new Map<string, number>();
+let rejected = 0;
+// The endpoint's secret, known once the endpoint is created (after the receiver listens).
+let secret = '';
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const raw = Buffer.concat(chunks);
+    try {
+      verifyWebhookSignature(raw, req.headers['x-service-signature'] as string | undefined, secret);
+      const body = JSON.parse(raw.toString('utf8')) as { event: string; data: { id: string } };
+      if (body.event === 'analysis.completed' && !completed.has(body.data.id))
+        completed.set(body.data.id, performance.now());
+    } catch {
+      rejected++;
+    }
+    res.writeHead(200).end('ok');
+  });
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+secret = (
+  await services.webhooks.create(org.id, {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/completed`,
+    events: ['analysis.completed'],
+  })
+).secret;
+
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  TASK_QUEUE_PREFIX: prefix,
+  ALLOW_PRIVATE_NETWORK_FETCH: 'true',
+  LOG_LEVEL: 'silent',
+  METRICS_PORT: '0',
+  TEMPORAL_METRICS_PORT: '0',
+  WORKER_HEALTH_PORT: '0',
+  RECOGNIZER: 'local',
+};
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGTERM')));
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+const apiPort = 39000 + Math.floor(Math.random() * 1000);
+children.push(
+  spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {
+    cwd: root,
+    env: { ...env, PORT: String(apiPort), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  }),
+  spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  }),
+);
+for (let i = 0; ; i++) {
+  const up = await fetch(`http://127.0.0.1:${apiPort}/health/live`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (up) break;
+  if (i > 300) throw new Error('the API never answered');
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+async function submit(i: number): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${apiPort}/api/v1/analyses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${writeKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ imageUrl: `${imageBase}/${i % photos.length}.jpg` }),
+  });
+  if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { data: { id: string } }).data.id;
+}
+async function until(ids: string[], label: string) {
+  const deadline = Date.now() + 30_000 + ids.length * 10_000;
+  while (!ids.every((id) => completed.has(id))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}: ${completed.size} webhooks`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// Warm-up, untimed: each recognition thread starts its OCR on its first photo.
+say(`warming up: ${cores * 2} photos`);
+await until(await Promise.all(Array.from({ length: cores * 2 }, (_, i) => submit(i))), 'the warm-up');
+
+say(`through the API: ${count} photos of ${dir}, all submitted at once`);
+const cpuBefore = cpuByParty(children[0]!.pid!, children[1]!.pid!);
+const started = performance.now();
+const ids = await Promise.all(Array.from({ length: count }, (_, i) => submit(i)));
+await until(ids, 'the measured photos');
+const cpuAfter = cpuByParty(children[0]!.pid!, children[1]!.pid!);
+// Where the two cores went, per photo: recognition is the worker's share, the rest is the service around it.
+const cpuPerPhoto = Object.fromEntries(
+  Object.keys(cpuAfter).map((k) => [k, Math.round((1000 * (cpuAfter[k]! - cpuBefore[k]!)) / count)]),
+);
+const oursSeconds = (Math.max(...ids.map((id) => completed.get(id)!)) - started) / 1000;
+const ours = count / oursSeconds;
+
+say(`the recognizer alone: bench:recognition's all-core run on the same ${count} photos`);
+await Promise.all(children.map((c) => new Promise((r) => (c.kill('SIGTERM'), c.once('exit', r)))));
+const ceiling = await new Promise<{ photos: number; seconds: number }>((done, fail) => {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/bench/recognition.ts',
+      '--child',
+      '--threads',
+      String(cores),
+      '--photos',
+      String(count),
+      '--images',
+      dir,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.on('exit', (code) =>
+    code === 0 ? done(JSON.parse(out.trim().split('\n').at(-1)!)) : fail(new Error(`exit ${code}: ${out}`)),
+  );
+});
+const bare = ceiling.photos / ceiling.seconds;
+
+const fmt = (n: number, d = 2) => n.toFixed(d);
+console.log('\n| measure | the service | the ceiling, same run | ratio |\n|---|---|---|---|');
+console.log(
+  `| photos/s, ${count} photos of ${dir.slice(root.length + 1) || dir}, ${cores} cores | POST /analyses -> signed analysis.completed: ${fmt(ours)} /s (${fmt(oursSeconds, 1)} s) | recognition pool alone: ${fmt(bare)} /s (${fmt(ceiling.seconds, 1)} s) | ${fmt((100 * ours) / bare, 1)} % |`,
+);
+console.log(`CPU ms per photo through the service, by process: ${JSON.stringify(cpuPerPhoto)}`);
+if (rejected > 0) say(`${rejected} deliveries failed verification`);
+imageHost.close();
+receiver.close();
+await runtime.close();
+await devServer?.stop();
+process.exit(0);

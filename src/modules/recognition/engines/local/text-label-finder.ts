@@ -1,0 +1,93 @@
+import type { Box } from './ocr-types.js';
+import type { PaddleOcr } from './paddle/paddle-ocr.js';
+import type { Photo } from './photo.js';
+
+/**
+ * The longest side the text detector sees. Label print is the photo's smallest text that matters,
+ * and at 960 px a 1600–2400 px photo's label names are still 8 px or more, which the detector finds;
+ * its time grows with the area (~0.2 s at 960 on one core, ~0.35 s at 1280).
+ */
+const DETECT_SIDE = 960;
+
+const h = (b: Box) => b.y1 - b.y0;
+const w = (b: Box) => b.x1 - b.x0;
+const union = (a: Box, b: Box): Box => ({
+  x0: Math.min(a.x0, b.x0),
+  y0: Math.min(a.y0, b.y0),
+  x1: Math.max(a.x1, b.x1),
+  y1: Math.max(a.y1, b.y1),
+});
+const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
+const inside = (b: Box, outer: Box, pad: number) =>
+  (b.x0 + b.x1) / 2 > outer.x0 - pad &&
+  (b.x0 + b.x1) / 2 < outer.x1 + pad &&
+  (b.y0 + b.y1) / 2 > outer.y0 - pad &&
+  (b.y0 + b.y1) / 2 < outer.y1 + pad;
+
+/**
+ * Labels found by their text rather than their paper: the learned text detector (PP-OCRv4) finds
+ * lines of print whatever the label's colour (dark labels with light print, red or green paper, a
+ * tag hanging in front of a pack), and lines stacked closely one above the other are one label.
+ *
+ * Paid for only where a label was missed. Nearly every shelf label carries a barcode, and bars are
+ * cheap to find over the whole photo (bar-regions.ts, tens of ms; the caller finds them): bars outside every paper label mean
+ * a label the paper finder did not see, and only then does the detector run (~0.2 s); of what it
+ * finds, only the groups of lines beside such bars are kept, since the rest is mostly pack print,
+ * which would cost a reading each. With no paper label at all, every group is kept.
+ */
+export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Box[], known: Box[]): Promise<Box[]> {
+  const missedBars = bars.filter((b) => !known.some((k) => inside(b, k, h(k) * 0.25)));
+  if (known.length > 0 && missedBars.length === 0) return [];
+  const lines = await detector.detect(
+    { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
+    { maxSide: DETECT_SIDE },
+  );
+  const free = lines.filter((l) => h(l) >= 6 && !known.some((k) => inside(l, k, h(l) * 0.5)));
+  // Union-find over the lines: two lines are one label when one sits just below the other and they
+  // share a column (or start at the same left edge, as a label's name and price lines do).
+  const parent = free.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  for (let i = 0; i < free.length; i++)
+    for (let j = i + 1; j < free.length; j++) {
+      const [a, b] = [free[i]!, free[j]!];
+      const line = Math.max(h(a), h(b));
+      const gap = Math.max(a.y0, b.y0) - Math.min(a.y1, b.y1);
+      const column = overlapX(a, b) > 0.3 * Math.min(w(a), w(b)) || Math.abs(a.x0 - b.x0) < Math.min(h(a), h(b)) * 1.5;
+      // Or the same line cut in two (a wide gap between words).
+      const sameLine =
+        Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(h(a), h(b)) &&
+        Math.max(a.x0, b.x0) - Math.min(a.x1, b.x1) < Math.min(h(a), h(b)) * 1.2;
+      if ((gap < line * 1.6 && column) || sameLine) parent[root(i)] = root(j);
+    }
+  const groups = new Map<number, Box[]>();
+  free.forEach((l, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), l]));
+  const labels: Box[] = [];
+  for (const members of groups.values()) {
+    let box = {
+      x0: Math.min(...members.map((m) => m.x0)),
+      y0: Math.min(...members.map((m) => m.y0)),
+      x1: Math.max(...members.map((m) => m.x1)),
+      y1: Math.max(...members.map((m) => m.y1)),
+    };
+    // Labels sit on the shelf edge with their barcodes: print in the band of a missed label's bars
+    // (from about three label lines above a symbol to just below it) is a label's; pack print
+    // stands higher. With no bars at all (labels without symbols), every group is kept.
+    const cy = (box.y0 + box.y1) / 2;
+    if (missedBars.length > 0 && !missedBars.some((b) => cy > b.y0 - 4 * h(b) && cy < b.y1 + h(b))) continue;
+    for (const b of missedBars)
+      if (overlapX(b, box) > 0 || (b.x0 - box.x1 < h(box) && b.x0 > box.x0 && Math.abs(b.y1 - box.y1) < h(box)))
+        if (b.y0 < box.y1 + h(b) && b.y1 > box.y0 - h(b)) box = union(box, b);
+    // A label's margin around its print: the reader wants some background round the text. Above
+    // it, a line's more: a label's name sits above its price in smaller print, which the detector
+    // at this size may not have seen.
+    const tallest = Math.max(...members.map(h));
+    const pad = tallest * 0.35;
+    labels.push({
+      x0: Math.max(0, box.x0 - pad),
+      y0: Math.max(0, box.y0 - pad - (members.length === 1 ? tallest : 0)),
+      x1: Math.min(photo.width, box.x1 + pad),
+      y1: Math.min(photo.height, box.y1 + pad),
+    });
+  }
+  return labels;
+}
