@@ -14,6 +14,7 @@ import '../../src/modules/recognition/engines/index.js';
 import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.js';
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
 import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
+import { PaddleOcr } from '../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
 import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
 import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
 import { readShelfTags } from '../../src/modules/recognition/engines/local/shelf-tags.js';
@@ -169,6 +170,8 @@ if (sets.length > 0) {
 if (values.dataset) {
   const root = resolve(values.dataset);
   const ocr = new OcrPool(1, model, engine);
+  // The learned text detector and recognizer (PP-OCRv4), as the recognition threads load it.
+  const text = await PaddleOcr.create();
   const tagsDir = join(root, 'real-shelf-price-tags');
   const tagsCsv = join(tagsDir, 'price_boxes_gt.csv');
   if (existsSync(tagsCsv)) {
@@ -205,11 +208,14 @@ if (values.dataset) {
         for (const t of mine) if ((await readTagPrice(ocr, bytes, t.box))?.value === t.price) inBoxes++;
         inBoxSeconds += (performance.now() - started) / 1000;
         started = performance.now();
-        const read = await readShelfTags(ocr, bytes);
+        const read = await readShelfTags(ocr, bytes, text);
         endToEndSeconds += (performance.now() - started) / 1000;
         const used = new Set<unknown>();
         for (const t of mine) {
-          const candidates = read.filter((r) => iou(t.box, r.box) > 0.3 || holdsCentre(r.box, t.box));
+          // A tag box found, or a price line read, on the tag.
+          const candidates = read.filter(
+            (r) => iou(t.box, r.box) > 0.3 || holdsCentre(r.box, t.box) || holdsCentre(t.box, r.box),
+          );
           if (candidates.length === 0) continue;
           found++;
           candidates.forEach((c) => used.add(c));
@@ -268,6 +274,7 @@ if (values.dataset) {
   }
   helpersPeak = Math.max(helpersPeak, childProcesses().peakRssMb);
   await ocr.close();
+  await text.close();
 }
 
 clearInterval(sampler);

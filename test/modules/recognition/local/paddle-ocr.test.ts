@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { ctcGreedy } from '../../../../src/modules/recognition/engines/local/paddle/ctc-decode.js';
+import { dbBoxes } from '../../../../src/modules/recognition/engines/local/paddle/db-postprocess.js';
+import { PaddleOcr } from '../../../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
+import {
+  readTagPriceInBox,
+  readTagPricesPaddle,
+} from '../../../../src/modules/recognition/engines/local/paddle/paddle-tag-prices.js';
+import { parsePriceLine } from '../../../../src/modules/recognition/engines/local/paddle/price-line.js';
+
+// Three lines drawn where we know: left edge x, baseline y, font size.
+const LINES = [
+  { text: '£2.49', x: 40, y: 80, size: 40, weight: 'normal' },
+  { text: 'Orange Juice 1L', x: 40, y: 190, size: 36, weight: 'normal' },
+  { text: '198', x: 380, y: 300, size: 72, weight: 'bold' },
+];
+const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360" fill="#fff"/>
+  ${LINES.map(
+    (l) =>
+      `<text x="${l.x}" y="${l.y}" font-family="DejaVu Sans" font-size="${l.size}" font-weight="${l.weight}" fill="#111">${l.text}</text>`,
+  ).join('\n')}</svg>`;
+
+// The real shelf photos (../shared/datasets beside the checkout, read in place): one tag of the tune half.
+const realPhoto = fileURLToPath(
+  new URL('../../../../../shared/datasets/real-shelf-price-tags/images/20240913_161202_1111_2.jpg', import.meta.url),
+);
+
+describe('PaddleOCR (PP-OCRv4 through onnxruntime-node)', () => {
+  let ocr: PaddleOcr;
+  let png: Buffer;
+  before(async () => {
+    ocr = await PaddleOcr.create();
+    png = await sharp(Buffer.from(svg)).png().toBuffer();
+  });
+  after(() => ocr.close());
+
+  it('finds each drawn line where it was drawn, one box each', async () => {
+    const boxes = await ocr.detect(png);
+    assert.equal(boxes.length, LINES.length, JSON.stringify(boxes));
+    for (const [i, line] of LINES.entries()) {
+      const box = boxes[i]!;
+      // The box starts at the text's left edge and spans its cap height down to the baseline.
+      assert.ok(Math.abs(box.x0 - line.x) <= 8, `${line.text}: x0 ${box.x0}`);
+      assert.ok(box.y0 <= line.y - 0.7 * line.size && box.y0 >= line.y - 1.2 * line.size, `${line.text}: y0 ${box.y0}`);
+      assert.ok(box.y1 >= line.y && box.y1 <= line.y + 0.4 * line.size, `${line.text}: y1 ${box.y1}`);
+      assert.ok(box.score > 0.6);
+    }
+  });
+
+  it('reads the lines exactly, but for the £ its Chinese dictionary lacks', async () => {
+    const lines = await ocr.readLines(png);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.text),
+      ['Orange Juice 1L', '198'],
+    );
+    // The dictionary has ¥ and $ but no £: the sign comes back as a look-alike, the price intact.
+    assert.match(lines[0]!.text, /^.?2\.49$/);
+    assert.equal(parsePriceLine(lines[0]!.text), 2.49);
+    for (const l of lines) assert.ok(l.confidence > 0.9, `${l.text}: ${l.confidence}`);
+  });
+
+  it('reads crops handed over as encoded images or raw pixels (grey or RGBA) alike', async () => {
+    const crop = sharp(png).extract({ left: 370, top: 230, width: 180, height: 90 });
+    const encoded = await crop.clone().jpeg().toBuffer();
+    const grey = await crop.clone().greyscale().raw().toBuffer({ resolveWithObject: true });
+    const rgba = await crop.clone().ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const readings = await ocr.recognize([
+      encoded,
+      { data: grey.data, width: grey.info.width, height: grey.info.height, channels: grey.info.channels },
+      { data: rgba.data, width: rgba.info.width, height: rgba.info.height, channels: rgba.info.channels },
+    ]);
+    assert.deepEqual(
+      readings.map((r) => r.text),
+      ['198', '198', '198'],
+    );
+  });
+
+  it('reads the prices off a drawn tag and skips the product line', async () => {
+    const prices = await readTagPricesPaddle(ocr, png);
+    assert.deepEqual(prices.map((p) => p.value).sort(), [198, 2.49]);
+    const big = prices.find((p) => p.value === 198)!;
+    assert.ok(big.box.x0 >= 370 && big.box.x1 <= 540, JSON.stringify(big.box));
+  });
+
+  it('keeps the vocabulary and the model in step: blank, the dictionary, a space', () => {
+    assert.equal(ocr.characters.length, 6625);
+    assert.equal(ocr.characters[0], '');
+    assert.equal(ocr.characters.at(-1), ' ');
+  });
+
+  it('reads a real Japanese price tag inside its labelled box', async () => {
+    const price = await readTagPriceInBox(ocr, readFileSync(realPhoto), { x0: 1565, y0: 614, x1: 1686, y1: 706 });
+    assert.equal(price?.value, 149);
+  });
+});
+
+describe('PaddleOCR post-processing', () => {
+  it('turns probability blobs into unclipped boxes in source pixels, dropping faint ones', () => {
+    const W = 100;
+    const H = 50;
+    const map = new Float32Array(W * H);
+    const fill = (x0: number, y0: number, x1: number, y1: number, p: number) => {
+      for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) map[y * W + x] = p;
+    };
+    fill(10, 10, 49, 19, 0.9); // a confident line, 39 x 9 between pixel centres
+    fill(60, 30, 89, 39, 0.45); // above the pixel threshold, below the box threshold
+    const boxes = dbBoxes(map, W, H, 2, 2, 200, 100);
+    assert.equal(boxes.length, 1);
+    // Unclip distance: area * 1.5 / perimeter = 39 * 9 * 1.5 / 96, about 5.5 map pixels.
+    const d = (39 * 9 * 1.5) / 96;
+    assert.deepEqual(
+      { x0: boxes[0]!.x0, y0: boxes[0]!.y0, x1: boxes[0]!.x1, y1: boxes[0]!.y1 },
+      {
+        x0: Math.round((10 - d) * 2),
+        y0: Math.round((10 - d) * 2),
+        x1: Math.round((49 + d) * 2),
+        y1: Math.round((19 + d) * 2),
+      },
+    );
+    assert.ok(Math.abs(boxes[0]!.score - 0.9) < 1e-6);
+  });
+
+  it('decodes CTC: repeats merged, blanks dropped, a blank between repeats keeps both', () => {
+    const characters = ['', 'H', 'e', 'l', 'o'];
+    const steps = [1, 1, 2, 3, 3, 0, 3, 4, 0]; // H H e l l _ l o _
+    const probs = new Float32Array(steps.length * characters.length);
+    steps.forEach((c, t) => {
+      probs.fill(0.05, t * 5, t * 5 + 5);
+      probs[t * 5 + c] = 0.8;
+    });
+    const [reading] = ctcGreedy(probs, 1, steps.length, characters.length, characters);
+    assert.equal(reading!.text, 'Hello');
+    assert.ok(Math.abs(reading!.confidence - 0.8) < 1e-6);
+  });
+
+  it('reads prices as tags print them, and nothing else', () => {
+    assert.equal(parsePriceLine('198'), 198);
+    assert.equal(parsePriceLine('1,280'), 1280);
+    assert.equal(parsePriceLine('¥198'), 198);
+    assert.equal(parsePriceLine('￥１９８'), 198);
+    assert.equal(parsePriceLine('198円'), 198);
+    assert.equal(parsePriceLine('税込 213円'), 213);
+    assert.equal(parsePriceLine('2,49 €'), 2.49);
+    assert.equal(parsePriceLine('198-'), 198);
+    for (const text of ['Orange Juice 1L', '7', '50015', '0.5', '08', '2for4.59', ''])
+      assert.equal(parsePriceLine(text), null, text);
+  });
+});

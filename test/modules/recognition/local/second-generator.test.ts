@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import '../../../../src/modules/recognition/engines/index.js';
+import { closeLocalRecognizer } from '../../../../src/modules/recognition/engines/local.js';
+import {
+  createRecognizer,
+  type CatalogueEntry,
+  type Recognizer,
+} from '../../../../src/modules/recognition/recognizer.js';
+import { scoreShelf, type ShelfTruth } from '../../../../scripts/eval/score.js';
+
+// Photos from the second shelf generator (scripts/synth/second-generator), written apart from the
+// first and never tuned on: its own label designs, price formats, barcodes down to a pixel a module,
+// perspective, glare, 1280 to 2400 px. A fixed sample, so the figure moves only when recognition does.
+// The floor is what recognition reaches today with a margin (0.609 of the 92 products on this host;
+// 0.391 at 7286124, which this test fails), not the 0.9 issue 35 asks for: its dark and red labels
+// are still read poorly. Raise it as recognition improves; lowering it needs a reason in the commit.
+const RECALL_FLOOR = 0.55;
+// Precision today: 0.966 (two wrong products on one photo), under the 0.97 asked for; same rule.
+const PRECISION_FLOOR = 0.95;
+const dir = resolve(import.meta.dirname, '../../../fixtures/second-generator-shelves');
+const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8')) as CatalogueEntry[];
+const truths = readdirSync(dir)
+  .filter((f) => f.endsWith('.json') && f !== 'catalogue.json')
+  .sort()
+  .map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as ShelfTruth);
+
+describe('local recognizer on shelves from a generator it was never tuned on', () => {
+  let recognizer: Recognizer;
+  before(async () => {
+    recognizer = await createRecognizer('local');
+  });
+  after(() => closeLocalRecognizer());
+
+  it(`finds at least ${Math.round(RECALL_FLOOR * 100)} % of the products on the fixed sample, and names nothing that is not there`, async () => {
+    let truth = 0,
+      found = 0,
+      falsePositives = 0;
+    const perPhoto: string[] = [];
+    for (const t of truths) {
+      const image = readFileSync(`${dir}/${t.image}`);
+      const meta = await sharp(image).metadata();
+      const products = await recognizer.recognize({
+        image,
+        contentType: 'image/jpeg',
+        width: meta.width!,
+        height: meta.height!,
+        catalogue,
+        runIndex: 0,
+      });
+      const s = scoreShelf(products, t, catalogue);
+      truth += s.truth;
+      found += s.found;
+      falsePositives += s.falsePositives;
+      perPhoto.push(`${t.image} ${s.found}/${s.truth}${s.falsePositives ? ` +${s.falsePositives} wrong` : ''}`);
+    }
+    const recall = found / truth;
+    const precision = found / Math.max(1, found + falsePositives);
+    assert.ok(recall >= RECALL_FLOOR, `recall ${found}/${truth} = ${recall.toFixed(3)}: ${perPhoto.join(', ')}`);
+    assert.ok(precision >= PRECISION_FLOOR, `precision ${precision.toFixed(3)}: ${perPhoto.join(', ')}`);
+  });
+});
