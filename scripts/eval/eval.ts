@@ -15,10 +15,12 @@ import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.j
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
 import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { PaddleOcr } from '../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
+import { readTagPriceInBox } from '../../src/modules/recognition/engines/local/paddle/paddle-tag-prices.js';
 import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
 import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
 import { readShelfTags } from '../../src/modules/recognition/engines/local/shelf-tags.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
+import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
 import { createRecognizer, type CatalogueEntry, type Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { childProcesses } from '../lib/child-processes.js';
 import { scoreShelf, type ShelfTruth } from './score.js';
@@ -164,6 +166,9 @@ if (sets.length > 0) {
   console.table(Object.fromEntries(results.map(({ set, perImage: _, ...r }) => [basename(set), r])));
   report.sets = results;
   helpersPeak = Math.max(helpersPeak, childProcesses().peakRssMb);
+  // The recognition threads (their OCR helpers and text models) end here: the real photos below are
+  // read by models of this process's own, and a worker never holds both.
+  await closeLocalRecognizer();
 }
 
 // 2. Real photos (read in place, never copied): price tags on shelves, and barcode close-ups.
@@ -196,6 +201,7 @@ if (values.dataset) {
     ] as const) {
       const tags = rows.filter((r) => photos.includes(r.image));
       let inBoxes = 0,
+        inBoxesLearned = 0,
         found = 0,
         endToEnd = 0,
         unmatchedPrices = 0,
@@ -206,6 +212,8 @@ if (values.dataset) {
         const mine = tags.filter((t) => t.image === image);
         let started = performance.now();
         for (const t of mine) if ((await readTagPrice(ocr, bytes, t.box))?.value === t.price) inBoxes++;
+        // The same boxes read by the learned recognizer, as the recognizer's bare-price fallback reads them.
+        for (const t of mine) if ((await readTagPriceInBox(text, bytes, t.box))?.value === t.price) inBoxesLearned++;
         inBoxSeconds += (performance.now() - started) / 1000;
         started = performance.now();
         const read = await readShelfTags(ocr, bytes, text);
@@ -230,6 +238,7 @@ if (values.dataset) {
         endToEndRight: endToEnd,
         tagsFound: found,
         inLabelledBoxesRight: inBoxes,
+        inLabelledBoxesRightLearned: inBoxesLearned,
         pricesOutsideLabelledTags: unmatchedPrices,
         endToEndSecondsPerPhoto: round(endToEndSeconds / photos.length, 2),
         inBoxSecondsPerTag: round(inBoxSeconds / Math.max(1, tags.length), 3),
@@ -242,6 +251,7 @@ if (values.dataset) {
       endToEndRight: sumOf('endToEndRight'),
       tagsFound: sumOf('tagsFound'),
       inLabelledBoxesRight: sumOf('inLabelledBoxesRight'),
+      inLabelledBoxesRightLearned: sumOf('inLabelledBoxesRightLearned'),
     };
     console.table(halves);
     report.realPriceTags = {

@@ -222,11 +222,14 @@ export async function renderShelf(
           ? Math.min(r.int(20, 23), Math.floor((labelW - bw - 24) / (priceText.length * 0.66)))
           : r.int(28, 34);
       svg += `<text x="${lx + 8}" y="${ly + lh - 10}" font-family="${font}" font-size="${priceSize}" font-weight="bold" fill="${yellow ? promoInk : ink}">${esc(priceText)}</text>`;
-      // On coloured paper the symbol is printed on a white patch, as real labels do.
-      if (palette === 'mixed')
+      // On coloured paper the symbol is printed on a white patch, or in the label's own print colour
+      // straight on the paper (light bars on dark paper: an inverted symbol).
+      const patch = palette === 'mixed' && r.next() < 0.5;
+      if (patch)
         svg += `<rect x="${lx + labelW - bw - 9}" y="${ly + lh - bh - 9}" width="${bw + 6}" height="${bh + 6}" fill="#ffffff"/>`;
+      const barcolor = palette === 'mixed' && !patch ? ink.replace('#', '') : '000000';
       barcodes.push({
-        svg: bwipjs.toSVG({ bcid: 'ean13', text: item.upc, height: 6, includetext: false }),
+        svg: bwipjs.toSVG({ bcid: 'ean13', text: item.upc, height: 6, includetext: false, barcolor }),
         x: lx + labelW - bw - 6,
         y: ly + lh - bh - 6,
         w: bw,

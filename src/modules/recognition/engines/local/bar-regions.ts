@@ -10,8 +10,15 @@ const CELL_H = 6;
  * changes often from left to right and little from top to bottom (vertical bars), joined into
  * regions. Used to keep barcodes away from OCR (tesseract reads bars as a line of junk and spends
  * most of its time on it) and to give the decoder an enlarged view of just the symbol.
+ * `minCells`: the narrowest region kept, in cells; the whole-photo pass that looks for labels by
+ * their symbols takes 3 (a blurred symbol of under a pixel a module breaks into shorter runs).
  */
-export function barRegions(grey: Uint8Array, width: number, height: number): Box[] {
+export function barRegions(
+  grey: Uint8Array,
+  width: number,
+  height: number,
+  { minGradient = 12, minCells = 4 }: { minGradient?: number; minCells?: number } = {},
+): Box[] {
   const cols = Math.floor(width / CELL_W);
   const rows = Math.floor(height / CELL_H);
   const bar = new Uint8Array(cols * rows);
@@ -28,13 +35,13 @@ export function barRegions(grey: Uint8Array, width: number, height: number): Box
       }
       const n = (CELL_W - 1) * (CELL_H - 1);
       // Bar cells are 0: darkComponents groups the zeros of a mask into connected regions.
-      bar[r * cols + c] = gx / n > 12 && gx > gy * 4 ? 0 : 1;
+      bar[r * cols + c] = gx / n > minGradient && gx > gy * 4 ? 0 : 1;
     }
   }
   // Regions of bar cells; a symbol is many cells wide, several high, and mostly bars.
   const out: Box[] = [];
   for (const { x0: c0, y0: r0, x1: c1, y1: r1, area } of darkComponents(bar, cols, rows, 1)) {
-    if (c1 - c0 < 4 || r1 - r0 < 3 || area < (c1 - c0) * (r1 - r0) * 0.6) continue;
+    if (c1 - c0 < minCells || r1 - r0 < 3 || area < (c1 - c0) * (r1 - r0) * 0.6) continue;
     if (!sameAllTheWayDown(grey, width, c0 * CELL_W, c1 * CELL_W, r0 * CELL_H, r1 * CELL_H)) continue;
     out.push({
       x0: Math.max(0, (c0 - 1) * CELL_W),

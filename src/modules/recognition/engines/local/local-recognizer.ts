@@ -97,7 +97,7 @@ export class LocalRecognizer implements Recognizer {
     const grey = greenChannel(photo);
     // Labels the paper finder missed: from their barcodes first (any paper colour, a few ms), then by
     // their print where bars are still unexplained (the text detector, ~0.2 s).
-    const bars = barRegions(grey.data, grey.width, grey.height);
+    const bars = barRegions(grey.data, grey.width, grey.height, { minCells: 3 });
     const byBars = await labelsFromBars(
       photo,
       bars.filter((b) => !paper.some((k) => holds(k, b))),
