@@ -177,11 +177,17 @@ children.push(
     env: { ...env, PORT: String(apiPort), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   }),
-  spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  }),
+  // BENCH_PROFILE=dir: the worker process writes V8 CPU profiles there (one per thread) when it stops.
+  spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      '--import',
+      'tsx',
+      'workers/main.ts',
+    ],
+    { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] },
+  ),
 );
 for (let i = 0; ; i++) {
   const up = await fetch(`http://127.0.0.1:${apiPort}/health/live`).then(
