@@ -9,7 +9,6 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import sharp from 'sharp';
 import '../../src/modules/recognition/engines/index.js';
 import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.js';
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
@@ -23,6 +22,7 @@ import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-pr
 import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
 import { createRecognizer, type CatalogueEntry, type Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { childProcesses } from '../lib/child-processes.js';
+import { shelfInput } from '../lib/shelf-photos.js';
 import { scoreShelf, type ShelfTruth } from './score.js';
 
 const DEFAULT_SETS = ['test/fixtures/synthetic-shelves', 'test/fixtures/second-generator-shelves'];
@@ -79,18 +79,7 @@ async function evaluateSet(recognizer: Recognizer, dir: string) {
     .slice(0, values.limit ? Number(values.limit) : undefined);
   const truthOf = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as ShelfTruth;
   // What the worker hands the recognizer for a photo (read and measured outside the timing).
-  const inputOf = async (truth: ShelfTruth) => {
-    const bytes = readFileSync(join(dir, truth.image));
-    const meta = await sharp(bytes).metadata();
-    return {
-      image: bytes,
-      contentType: 'image/jpeg',
-      width: meta.width!,
-      height: meta.height!,
-      catalogue,
-      runIndex: 0,
-    };
-  };
+  const inputOf = (truth: ShelfTruth) => shelfInput(readFileSync(join(dir, truth.image)), catalogue);
   const perImage = [];
   const sum = { truth: 0, found: 0, falsePositives: 0, pricesRight: 0, positionsRight: 0, unitsRight: 0 };
   let seconds = 0,
@@ -147,17 +136,8 @@ if (sets.length > 0) {
   const warmupStarted = performance.now();
   if (first) {
     const dir = sets.find((d) => existsSync(join(d, first)))!;
-    const image = readFileSync(join(dir, first));
-    const meta = await sharp(image).metadata();
     const catalogue = JSON.parse(readFileSync(join(dir, 'catalogue.json'), 'utf8')) as CatalogueEntry[];
-    await recognizer.recognize({
-      image,
-      contentType: 'image/jpeg',
-      width: meta.width!,
-      height: meta.height!,
-      catalogue,
-      runIndex: 0,
-    });
+    await recognizer.recognize(await shelfInput(readFileSync(join(dir, first)), catalogue));
   }
   report.firstReadSeconds = round((performance.now() - warmupStarted) / 1000, 2);
   const results = [];

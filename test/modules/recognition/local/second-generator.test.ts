@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import sharp from 'sharp';
 import '../../../../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../../../../src/modules/recognition/engines/local.js';
 import {
@@ -11,6 +10,7 @@ import {
   type Recognizer,
 } from '../../../../src/modules/recognition/recognizer.js';
 import { scoreShelf, type ShelfTruth } from '../../../../scripts/eval/score.js';
+import { shelfInput } from '../../../../scripts/lib/shelf-photos.js';
 
 // Photos from the second shelf generator (scripts/synth/second-generator), written apart from the
 // first and never tuned on: its own label designs, price formats, barcodes down to a pixel a module,
@@ -41,16 +41,7 @@ describe('local recognizer on shelves from a generator it was never tuned on', (
       falsePositives = 0;
     const perPhoto: string[] = [];
     for (const t of truths) {
-      const image = readFileSync(`${dir}/${t.image}`);
-      const meta = await sharp(image).metadata();
-      const products = await recognizer.recognize({
-        image,
-        contentType: 'image/jpeg',
-        width: meta.width!,
-        height: meta.height!,
-        catalogue,
-        runIndex: 0,
-      });
+      const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${t.image}`), catalogue));
       const s = scoreShelf(products, t, catalogue);
       truth += s.truth;
       found += s.found;

@@ -9,6 +9,7 @@ import type { PaddleOcr } from './paddle/paddle-ocr.js';
 import { readTagPriceInBox } from './paddle/paddle-tag-prices.js';
 import { findTextLabels } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
+import { centreInside, cx, cy, h, overlapX, union } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
 import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
@@ -30,21 +31,8 @@ const nameOf = (text: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-const cx = (b: Box) => (b.x0 + b.x1) / 2;
-const cy = (b: Box) => (b.y0 + b.y1) / 2;
-const h = (b: Box) => b.y1 - b.y0;
-const union = (a: Box, b: Box): Box => ({
-  x0: Math.min(a.x0, b.x0),
-  y0: Math.min(a.y0, b.y0),
-  x1: Math.max(a.x1, b.x1),
-  y1: Math.max(a.y1, b.y1),
-});
 /** The box's middle lies inside the label (with a quarter of its height to spare). */
-const holds = (label: Box, b: Box) => {
-  const pad = h(label) * 0.25;
-  return cx(b) > label.x0 - pad && cx(b) < label.x1 + pad && cy(b) > label.y0 - pad && cy(b) < label.y1 + pad;
-};
-const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
+const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
 
 /** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
 function nearlyEqual(a: string, b: string): boolean {

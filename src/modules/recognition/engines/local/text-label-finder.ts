@@ -1,3 +1,4 @@
+import { centreInside, h, overlapX, union, w } from './boxes.js';
 import type { Box } from './ocr-types.js';
 import type { PaddleOcr } from './paddle/paddle-ocr.js';
 import type { Photo } from './photo.js';
@@ -9,20 +10,7 @@ import type { Photo } from './photo.js';
  */
 const DETECT_SIDE = 960;
 
-const h = (b: Box) => b.y1 - b.y0;
-const w = (b: Box) => b.x1 - b.x0;
-const union = (a: Box, b: Box): Box => ({
-  x0: Math.min(a.x0, b.x0),
-  y0: Math.min(a.y0, b.y0),
-  x1: Math.max(a.x1, b.x1),
-  y1: Math.max(a.y1, b.y1),
-});
-const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0));
-const inside = (b: Box, outer: Box, pad: number) =>
-  (b.x0 + b.x1) / 2 > outer.x0 - pad &&
-  (b.x0 + b.x1) / 2 < outer.x1 + pad &&
-  (b.y0 + b.y1) / 2 > outer.y0 - pad &&
-  (b.y0 + b.y1) / 2 < outer.y1 + pad;
+const inside = (b: Box, outer: Box, pad: number) => centreInside(b, outer, pad);
 
 /**
  * Labels found by their text rather than their paper: the learned text detector (PP-OCRv4) finds

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { decodePhoto } from '../photo.js';
 import type { Box } from '../ocr-types.js';
 
 /** Decoded pixels, interleaved (HWC), 8 bits a channel: sharp's `.raw()` output, or a Photo (photo.ts) with channels 3. */
@@ -12,13 +13,8 @@ export type RawImage = { data: Uint8Array; width: number; height: number; channe
  */
 export async function toRgb(image: RawImage | Buffer): Promise<RawImage> {
   if (Buffer.isBuffer(image)) {
-    const { data, info } = await sharp(image, { limitInputPixels: 64_000_000 })
-      .rotate()
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    return { data, width: info.width, height: info.height, channels: 3 };
+    const photo = await decodePhoto(image);
+    return { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 };
   }
   if (image.channels === 3) return image;
   const { data, width, height, channels } = image;
