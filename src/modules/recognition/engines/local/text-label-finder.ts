@@ -1,4 +1,4 @@
-import { centreInside, h, overlapX, union, w } from './boxes.js';
+import { centreInside, cy, h, overlapX, union, w } from './boxes.js';
 import type { Box } from './ocr-types.js';
 import type { PaddleOcr } from './paddle/paddle-ocr.js';
 import type { Photo } from './photo.js';
@@ -13,6 +13,35 @@ const DETECT_SIDE = 960;
 const inside = (b: Box, outer: Box, pad: number) => centreInside(b, outer, pad);
 
 /**
+ * Stretches of a row of labels where a label could stand but none was found: between two labels of
+ * the row, or between a label and the photo's edge, wider than one and a half of the row's labels.
+ * A shelf edge is lined with labels; a hole in the line is a label some finder missed (a dark one
+ * whose symbol is too blurred to see) or bare shelf, and the text detector tells which.
+ */
+function rowGaps(labels: Box[], width: number): Box[] {
+  const rows: Box[][] = [];
+  for (const l of [...labels].sort((a, b) => cy(a) - cy(b))) {
+    const row = rows.at(-1);
+    if (row && Math.abs(cy(l) - cy(row.at(-1)!)) < h(l) / 2) row.push(l);
+    else rows.push([l]);
+  }
+  const gaps: Box[] = [];
+  for (const row of rows) {
+    const widths = row.map(w).sort((a, b) => a - b);
+    const wide = 1.5 * widths[Math.floor(widths.length / 2)]!;
+    const y0 = Math.min(...row.map((l) => l.y0));
+    const y1 = Math.max(...row.map((l) => l.y1));
+    let x = 0;
+    for (const l of [...row].sort((a, b) => a.x0 - b.x0)) {
+      if (l.x0 - x > wide) gaps.push({ x0: x, y0, x1: l.x0, y1 });
+      x = Math.max(x, l.x1);
+    }
+    if (width - x > wide) gaps.push({ x0: x, y0, x1: width, y1 });
+  }
+  return gaps;
+}
+
+/**
  * Labels found by their text rather than their paper: the learned text detector (PP-OCRv4) finds
  * lines of print whatever the label's colour (dark labels with light print, red or green paper, a
  * tag hanging in front of a pack), and lines stacked closely one above the other are one label.
@@ -25,7 +54,8 @@ const inside = (b: Box, outer: Box, pad: number) => centreInside(b, outer, pad);
  */
 export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Box[], known: Box[]): Promise<Box[]> {
   const missedBars = bars.filter((b) => !known.some((k) => inside(b, k, h(k) * 0.25)));
-  if (known.length > 0 && missedBars.length === 0) return [];
+  const gaps = rowGaps(known, photo.width);
+  if (known.length > 0 && missedBars.length === 0 && gaps.length === 0) return [];
   const lines = await detector.detect(
     { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
     { maxSide: DETECT_SIDE },
@@ -60,8 +90,10 @@ export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Bo
     // Labels sit on the shelf edge with their barcodes: print in the band of a missed label's bars
     // (from about three label lines above a symbol to just below it) is a label's; pack print
     // stands higher. With no bars at all (labels without symbols), every group is kept.
-    const cy = (box.y0 + box.y1) / 2;
-    if (missedBars.length > 0 && !missedBars.some((b) => cy > b.y0 - 4 * h(b) && cy < b.y1 + h(b))) continue;
+    const mid = cy(box);
+    const inBarBand = missedBars.some((b) => mid > b.y0 - 4 * h(b) && mid < b.y1 + h(b));
+    const inGap = gaps.some((g) => inside(box, g, 0));
+    if ((missedBars.length > 0 || gaps.length > 0) && !inBarBand && !inGap) continue;
     for (const b of missedBars)
       if (overlapX(b, box) > 0 || (b.x0 - box.x1 < h(box) && b.x0 > box.x0 && Math.abs(b.y1 - box.y1) < h(box)))
         if (b.y0 < box.y1 + h(b) && b.y1 > box.y0 - h(b)) box = union(box, b);
