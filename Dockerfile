@@ -10,7 +10,7 @@ FROM node:24-bookworm-slim AS build
 RUN npm install -g npm@11.19.1 && npm cache clean --force
 
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
@@ -41,7 +41,7 @@ ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false
 
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # Owned by root: the process below cannot change its own code. dist/workflow-bundle.js is the
