@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import '../../src/modules/recognition/engines/index.js';
 import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.js';
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
+import { centreInside, iou } from '../../src/modules/recognition/engines/local/boxes.js';
 import { OcrPool } from '../../src/modules/recognition/engines/local/ocr-pool.js';
 import { PaddleOcr } from '../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
 import { readTagPriceInBox } from '../../src/modules/recognition/engines/local/paddle/paddle-tag-prices.js';
@@ -23,6 +24,7 @@ import { closeLocalRecognizer } from '../../src/modules/recognition/engines/loca
 import { createRecognizer, type CatalogueEntry, type Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { childProcesses } from '../lib/child-processes.js';
 import { shelfInput } from '../lib/shelf-photos.js';
+import { readRealSplit, readRealTags } from './real-tags.js';
 import { scoreShelf, type ShelfTruth } from './score.js';
 
 const DEFAULT_SETS = ['test/fixtures/synthetic-shelves', 'test/fixtures/second-generator-shelves'];
@@ -58,15 +60,6 @@ const report: Record<string, unknown> = {
   engine,
   date: new Date().toISOString(),
 };
-
-type Box = { x0: number; y0: number; x1: number; y1: number };
-function iou(a: Box, b: Box): number {
-  const inter =
-    Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
-  return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter);
-}
-const holdsCentre = (b: Box, of: Box) =>
-  (of.x0 + of.x1) / 2 > b.x0 && (of.x0 + of.x1) / 2 < b.x1 && (of.y0 + of.y1) / 2 > b.y0 && (of.y0 + of.y1) / 2 < b.y1;
 
 // 1. The labelled synthetic sets.
 async function evaluateSet(recognizer: Recognizer, dir: string) {
@@ -128,6 +121,8 @@ async function evaluateSet(recognizer: Recognizer, dir: string) {
 }
 
 const sets = (values.images ?? DEFAULT_SETS.filter((d) => existsSync(d))).map((d) => resolve(d));
+for (const d of sets)
+  if (!existsSync(join(d, 'catalogue.json'))) throw new Error(`--images ${d}: no catalogue.json there`);
 if (sets.length > 0) {
   const recognizer = await createRecognizer(values.recognizer!);
   // Start-up is not per image: one photo is read once untimed before any is timed (a worker pays
@@ -160,20 +155,8 @@ if (values.dataset) {
   const tagsDir = join(root, 'real-shelf-price-tags');
   const tagsCsv = join(tagsDir, 'price_boxes_gt.csv');
   if (existsSync(tagsCsv)) {
-    const split = JSON.parse(readFileSync(resolve(import.meta.dirname, 'real-split.json'), 'utf8')) as {
-      tune: string[];
-      heldOut: string[];
-    };
-    const rows = readFileSync(tagsCsv, 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((r) => r.split(','))
-      .map(([image, x1, y1, x2, y2, gt]) => ({
-        image: image!,
-        box: { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! },
-        price: Number(gt),
-      }));
+    const split = readRealSplit();
+    const rows = readRealTags(tagsDir);
     const halves: Record<string, unknown> = {};
     for (const [half, photos] of [
       ['tune', split.tune],
@@ -202,7 +185,7 @@ if (values.dataset) {
         for (const t of mine) {
           // A tag box found, or a price line read, on the tag.
           const candidates = read.filter(
-            (r) => iou(t.box, r.box) > 0.3 || holdsCentre(r.box, t.box) || holdsCentre(t.box, r.box),
+            (r) => iou(t.box, r.box) > 0.3 || centreInside(t.box, r.box) || centreInside(r.box, t.box),
           );
           if (candidates.length === 0) continue;
           found++;

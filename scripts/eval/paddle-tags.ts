@@ -16,6 +16,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { centreInside, iou } from '../../src/modules/recognition/engines/local/boxes.js';
 import { findLabelBoxes } from '../../src/modules/recognition/engines/local/label-finder.js';
 import type { Box } from '../../src/modules/recognition/engines/local/ocr-types.js';
 import { PaddleOcr } from '../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
@@ -28,6 +29,7 @@ import {
 } from '../../src/modules/recognition/engines/local/paddle/paddle-tag-prices.js';
 import { toRgb } from '../../src/modules/recognition/engines/local/paddle/raw-image.js';
 import { decodePhoto } from '../../src/modules/recognition/engines/local/photo.js';
+import { readRealSplit, readRealTags } from './real-tags.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({
@@ -79,30 +81,11 @@ if (!existsSync(join(root, 'price_boxes_gt.csv'))) {
   console.error(`no ${join(root, 'price_boxes_gt.csv')}: pass --dataset`);
   process.exit(1);
 }
-type Tag = { image: string; box: Box; price: number };
-const tags: Tag[] = readFileSync(join(root, 'price_boxes_gt.csv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((row) => row.split(','))
-  .map(([image, x1, y1, x2, y2, price]) => ({
-    image: image!,
-    box: { x0: +x1!, y0: +y1!, x1: +x2!, y1: +y2! },
-    price: Number(price),
-  }));
-const split = JSON.parse(readFileSync(join(repo, 'scripts/eval/real-split.json'), 'utf8')) as Record<string, string[]>;
+const tags = readRealTags(root);
+const split = readRealSplit() as Record<string, string[]>;
 const halves = values.half === 'both' ? ['tune', 'heldOut'] : [values.half];
 
-function iou(a: Box, b: Box): number {
-  const inter =
-    Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
-  return inter / ((a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter);
-}
-const onTag = (line: Box, tag: Box) => {
-  const cx = (line.x0 + line.x1) / 2;
-  const cy = (line.y0 + line.y1) / 2;
-  return (cx > tag.x0 && cx < tag.x1 && cy > tag.y0 && cy < tag.y1) || iou(line, tag) > 0.3;
-};
+const onTag = (line: Box, tag: Box) => centreInside(line, tag) || iou(line, tag) > 0.3;
 
 const ocr = await PaddleOcr.create();
 // One photo read before timing: the first runs of a session allocate its buffers.

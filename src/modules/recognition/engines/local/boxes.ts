@@ -15,3 +15,8 @@ export const overlapX = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - M
 /** Whether b's middle lies inside `outer` widened by `pad` on every side. */
 export const centreInside = (b: Box, outer: Box, pad = 0) =>
   cx(b) > outer.x0 - pad && cx(b) < outer.x1 + pad && cy(b) > outer.y0 - pad && cy(b) < outer.y1 + pad;
+/** Intersection over union of two boxes. */
+export function iou(a: Box, b: Box): number {
+  const inter = overlapX(a, b) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+  return inter / (w(a) * h(a) + w(b) * h(b) - inter);
+}
