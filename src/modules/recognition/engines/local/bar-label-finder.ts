@@ -27,12 +27,10 @@ export async function labelsFromBars(photo: Photo, bars: Box[]): Promise<Box[]> 
       [Math.round(bar.x0 / fx - bh * 1.2), cy],
       [Math.round((bar.x0 + bar.x1) / 2 / fx), Math.round(bar.y0 / fy - bh * 0.6)],
     ];
-    for (const [sx, sy] of seeds) {
+    for (const [k, [sx, sy]] of seeds.entries()) {
       if (sx < 0 || sy < 0 || sx >= W || sy >= H) continue;
-      const box = fill(rgb, W, H, sx, sy, seen, n * 4 + seeds.findIndex((s) => s[0] === sx && s[1] === sy), {
-        maxW: bw * 6,
-        maxH: bh * 7,
-      });
+      // Each fill marks what it took with its own number, so no fill has to clear the others'.
+      const box = fill(rgb, W, H, sx, sy, seen, n * seeds.length + k, { maxW: bw * 6, maxH: bh * 7 });
       if (!box) continue;
       // It must hold the symbol's middle (the patch the symbol is printed on) and be a label's shape.
       const mx = (bar.x0 + bar.x1) / 2 / fx;

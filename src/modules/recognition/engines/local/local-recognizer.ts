@@ -189,11 +189,10 @@ export class LocalRecognizer implements Recognizer {
       if (labels.some((l) => this.barcodeFor(l, [barcode]))) continue;
       seen.add(entry.entry.sku);
       const label: Label = { box: barcode.box, nameText: '', price: null, lines: [] };
-      const row = this.rows([...labels, label]).get(label)!;
       // Its row among the labels' rows; a photo of only such symbols is split in thirds of its height.
       const position =
         labels.length > 0
-          ? row
+          ? this.rows([...labels, label]).get(label)!
           : cy(barcode.box) < height / 3
             ? 'top'
             : cy(barcode.box) < (2 * height) / 3

@@ -10,8 +10,6 @@ import type { Photo } from './photo.js';
  */
 const DETECT_SIDE = 960;
 
-const inside = (b: Box, outer: Box, pad: number) => centreInside(b, outer, pad);
-
 /**
  * Stretches of a row of labels where a label could stand but none was found: between two labels of
  * the row, or between a label and the photo's edge, wider than one and a half of the row's labels.
@@ -47,20 +45,21 @@ function rowGaps(labels: Box[], width: number): Box[] {
  * tag hanging in front of a pack), and lines stacked closely one above the other are one label.
  *
  * Paid for only where a label was missed. Nearly every shelf label carries a barcode, and bars are
- * cheap to find over the whole photo (bar-regions.ts, tens of ms; the caller finds them): bars outside every paper label mean
- * a label the paper finder did not see, and only then does the detector run (~0.2 s); of what it
- * finds, only the groups of lines beside such bars are kept, since the rest is mostly pack print,
- * which would cost a reading each. With no paper label at all, every group is kept.
+ * cheap to find over the whole photo (the caller finds them, bar-regions.ts): bars outside every
+ * known label, or a hole in a row of known labels (rowGaps), mean a label was missed, and only then
+ * does the detector run (~0.2 s). Of the groups of lines it finds, only those in the band of such
+ * bars or inside such a hole are kept: the rest is mostly pack print, which would cost a reading
+ * each. With no known label at all, every group is kept.
  */
 export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Box[], known: Box[]): Promise<Box[]> {
-  const missedBars = bars.filter((b) => !known.some((k) => inside(b, k, h(k) * 0.25)));
+  const missedBars = bars.filter((b) => !known.some((k) => centreInside(b, k, h(k) * 0.25)));
   const gaps = rowGaps(known, photo.width);
   if (known.length > 0 && missedBars.length === 0 && gaps.length === 0) return [];
   const lines = await detector.detect(
     { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
     { maxSide: DETECT_SIDE },
   );
-  const free = lines.filter((l) => h(l) >= 6 && !known.some((k) => inside(l, k, h(l) * 0.5)));
+  const free = lines.filter((l) => h(l) >= 6 && !known.some((k) => centreInside(l, k, h(l) * 0.5)));
   // Union-find over the lines: two lines are one label when one sits just below the other and they
   // share a column (or start at the same left edge, as a label's name and price lines do).
   const parent = free.map((_, i) => i);
@@ -92,7 +91,7 @@ export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Bo
     // stands higher. With no bars at all (labels without symbols), every group is kept.
     const mid = cy(box);
     const inBarBand = missedBars.some((b) => mid > b.y0 - 4 * h(b) && mid < b.y1 + h(b));
-    const inGap = gaps.some((g) => inside(box, g, 0));
+    const inGap = gaps.some((g) => centreInside(box, g, 0));
     if ((missedBars.length > 0 || gaps.length > 0) && !inBarBand && !inGap) continue;
     for (const b of missedBars)
       if (overlapX(b, box) > 0 || (b.x0 - box.x1 < h(box) && b.x0 > box.x0 && Math.abs(b.y1 - box.y1) < h(box)))
