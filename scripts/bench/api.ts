@@ -13,7 +13,7 @@
 // dev server only (both by default).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +32,7 @@ import {
 import { newId } from '../../src/lib/ids.js';
 import { createServices } from '../../src/services.js';
 import { temporalClientOn } from '../../src/temporal/client.js';
+import { processStat, processTable } from '../lib/child-processes.js';
 import { benchEnvironment, benchRuntime, instant } from './setup.js';
 import { pacedLoad } from './paced-load.js';
 import { startDevServer } from '../temporal.js';
@@ -43,26 +44,10 @@ import { createCommands } from '../../src/commands.js';
  * /proc; 0 elsewhere): what each side of a measurement cost, beside how fast it went.
  */
 function cpuSecondsOf(comm: string | number): number {
-  let ticks = 0;
-  let pids: string[];
-  try {
-    pids = typeof comm === 'number' ? [String(comm)] : readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return 0;
-  }
-  for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    if (typeof comm === 'string' && name !== comm) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks / 100;
+  if (typeof comm === 'number') return processStat(comm)?.cpuSeconds ?? 0;
+  let seconds = 0;
+  for (const stat of processTable().values()) if (stat.comm === comm) seconds += stat.cpuSeconds;
+  return seconds;
 }
 
 const root = resolve(import.meta.dirname, '../..');

@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { verifyWebhookSignature } from '../../src/modules/webhooks/signature.js';
 import { createServices } from '../../src/services.js';
+import { processTable } from '../lib/child-processes.js';
 import { benchEnvironment, benchRuntime } from './setup.js';
 
 const { values } = parseArgs({
@@ -33,30 +34,6 @@ const count = Number(values.photos);
 const cores = availableParallelism();
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 
-/** Every process's parent and CPU seconds so far (Linux /proc; empty elsewhere). */
-function processTable(): Map<number, { ppid: number; comm: string; cpu: number }> {
-  const out = new Map<number, { ppid: number; comm: string; cpu: number }>();
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(pid), {
-        comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-        ppid: Number(f[1]),
-        cpu: (Number(f[11]) + Number(f[12])) / 100,
-      });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 /** CPU seconds so far of each party: the API process, the worker process with its OCR helpers, PostgreSQL, Temporal. */
 function cpuByParty(api: number, worker: number): Record<string, number> {
   const table = processTable();
@@ -66,11 +43,11 @@ function cpuByParty(api: number, worker: number): Record<string, number> {
   };
   const sum = { api: 0, worker: 0, postgres: 0, temporal: 0, bench: 0 };
   for (const [pid, t] of table) {
-    if (within(pid, api)) sum.api += t.cpu;
-    else if (within(pid, worker)) sum.worker += t.cpu;
-    else if (t.comm === 'postgres') sum.postgres += t.cpu;
-    else if (t.comm === 'temporal') sum.temporal += t.cpu;
-    else if (pid === process.pid) sum.bench += t.cpu;
+    if (within(pid, api)) sum.api += t.cpuSeconds;
+    else if (within(pid, worker)) sum.worker += t.cpuSeconds;
+    else if (t.comm === 'postgres') sum.postgres += t.cpuSeconds;
+    else if (t.comm === 'temporal') sum.temporal += t.cpuSeconds;
+    else if (pid === process.pid) sum.bench += t.cpuSeconds;
   }
   return sum;
 }

@@ -1,5 +1,43 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
+export type ProcessStat = { comm: string; ppid: number; cpuSeconds: number };
+
+/**
+ * One process's command name, parent and CPU seconds so far (user + system) from /proc/<pid>/stat;
+ * null if it has ended or this is not Linux. USER_HZ is 100 on Linux.
+ */
+export function processStat(pid: number | string): ProcessStat | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command's closing parenthesis: state, ppid, ..., utime (14th), stime (15th).
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    ppid: Number(f[1]),
+    cpuSeconds: (Number(f[11]) + Number(f[12])) / 100,
+  };
+}
+
+/** Every process on the machine, by pid (empty where there is no /proc). */
+export function processTable(): Map<number, ProcessStat> {
+  const out = new Map<number, ProcessStat>();
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    const stat = processStat(pid);
+    if (stat) out.set(Number(pid), stat);
+  }
+  return out;
+}
+
 /** This process's direct children, from each of its threads' /proc children lists (helpers are spawned by worker threads). */
 function childPids(): string[] {
   try {
@@ -18,22 +56,20 @@ function childPids(): string[] {
  * it reads the children's own files, not every process's.
  */
 export function childProcesses(): { cpuSeconds: number; peakRssMb: number; count: number } {
-  let ticks = 0;
+  let cpuSeconds = 0;
   let kb = 0;
   let count = 0;
   for (const pid of childPids()) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command's closing parenthesis: state, ppid, ..., utime (14th), stime (15th).
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
+      const stat = processStat(pid);
+      if (!stat) continue;
       // VmHWM: the peak resident size over the process's life, so reading it once at the end will do.
       kb += Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      cpuSeconds += stat.cpuSeconds;
       count++;
     } catch {
       // it ended meanwhile
     }
   }
-  // USER_HZ is 100 on Linux.
-  return { cpuSeconds: ticks / 100, peakRssMb: Math.round(kb / 1024), count };
+  return { cpuSeconds, peakRssMb: Math.round(kb / 1024), count };
 }
