@@ -42,4 +42,29 @@ describe('image fetches with the production address guard on', () => {
     assert.equal(recognizer.calls, 0);
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, 5);
   });
+
+  it('fails special IPv6 literals ([fec0::1], [::7f00:1]) with IMAGE_ADDRESS_BLOCKED at once, not after a connection timeout', async () => {
+    // Before issue 36 these went out: fec0::1 (site-local) left by the default route and timed out.
+    const started = Date.now();
+    const submitted = await Promise.all(
+      ['http://[fec0::1]/shelf.png', 'http://[::7f00:1]/shelf.png'].map(async (imageUrl) => {
+        const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl } });
+        assert.equal(res.status, 202);
+        return res.body.data.id as string;
+      }),
+    );
+    for (const id of submitted) {
+      const a = await waitFor('the analysis to fail', async () => {
+        const r = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        return r.body.data.status !== 'processing' && r.body.data;
+      });
+      assert.equal(a.status, 'failed');
+      assert.equal(a.error.code, 'IMAGE_ADDRESS_BLOCKED', `${a.imageUrl}: ${a.error.code} ${a.error.message}`);
+    }
+    assert.ok(
+      Date.now() - started < api.runtime.config.IMAGE_FETCH_TIMEOUT_MS,
+      'refused before any connection, so well within one fetch timeout',
+    );
+    assert.equal(recognizer.calls, 0);
+  });
 });
