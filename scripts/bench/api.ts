@@ -589,6 +589,7 @@ const sampleBody = JSON.stringify({
   data: { taskId: 'tsk_x' },
   timestamp: new Date().toISOString(),
   webhookId: 'wh_x',
+  deliveryId: 'dlv_01jdq3x4v6m8c9a1b2c3d4e5f6',
 });
 let nextBare = 0;
 td = performance.now();

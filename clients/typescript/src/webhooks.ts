@@ -4,13 +4,19 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Where the service puts the signature: `t=<unix seconds>,v1=<hex>[,v1=<hex>]`. */
 export const SIGNATURE_HEADER = 'x-service-signature';
+/** The delivery id, also in the signed body as `deliveryId`. */
+export const DELIVERY_HEADER = 'x-service-delivery';
 
-/** The body of every delivery and per-request callback (`webhookId` is null on callbacks). */
+/**
+ * The body of every delivery and per-request callback (`webhookId` is null on callbacks).
+ * `deliveryId` is the same on every retry and redelivery of one delivery: de-duplicate on it.
+ */
 export type WebhookEvent = {
   event: string;
   data: Record<string, unknown>;
   timestamp: string;
   webhookId: string | null;
+  deliveryId: string;
 };
 
 export class WebhookSignatureError extends Error {
@@ -28,7 +34,10 @@ export type SignatureSource = Headers | Record<string, string | string[] | undef
  * HMAC-SHA256, keyed with your secret, of `<t>.<raw body>` must equal one of the header's `v1`
  * values, and `t` must lie within `toleranceSec` (default 300) of now. Pass the raw bytes as
  * received (not re-serialised JSON). During a rotation the service sends one `v1` per secret in
- * force, and you may pass both of yours: any match passes. Throws `WebhookSignatureError`.
+ * force, and you may pass both of yours: any match passes. The body's `deliveryId` is signed with
+ * it; given the request's headers (not the signature header's value alone), the `X-Service-Delivery`
+ * header must equal it, so a captured delivery replayed under another id is refused. De-duplicate on
+ * the returned `deliveryId`. Throws `WebhookSignatureError`.
  */
 export function verifyWebhookSignature(
   rawBody: string | Uint8Array,
@@ -36,7 +45,7 @@ export function verifyWebhookSignature(
   secret: string | string[],
   opts: { toleranceSec?: number; now?: Date } = {},
 ): WebhookEvent {
-  const header = signatureHeader(headers);
+  const header = typeof headers === 'string' ? headers : headerOf(headers, SIGNATURE_HEADER);
   if (!header) throw new WebhookSignatureError(`Missing ${SIGNATURE_HEADER} header.`);
   let timestamp: number | undefined;
   const signatures: Buffer[] = [];
@@ -51,18 +60,28 @@ export function verifyWebhookSignature(
   if (Math.abs(now - timestamp) > (opts.toleranceSec ?? 300))
     throw new WebhookSignatureError('Signature timestamp outside the tolerance.');
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  for (const key of Array.isArray(secret) ? secret : [secret]) {
+  const keys = Array.isArray(secret) ? secret : [secret];
+  // Constant time: the comparison must not tell an attacker how much of a guess was right.
+  const matches = keys.some((key) => {
     const expected = createHmac('sha256', key).update(`${timestamp}.`).update(body).digest();
-    // Constant time: the comparison must not tell an attacker how much of a guess was right.
-    if (signatures.some((given) => timingSafeEqual(given, expected)))
-      return JSON.parse(Buffer.from(body).toString('utf8')) as WebhookEvent;
+    return signatures.some((given) => timingSafeEqual(given, expected));
+  });
+  if (!matches) throw new WebhookSignatureError('No signature matches.');
+  let event: WebhookEvent;
+  try {
+    event = JSON.parse(Buffer.from(body).toString('utf8')) as WebhookEvent;
+  } catch {
+    throw new WebhookSignatureError('The body is not JSON.');
   }
-  throw new WebhookSignatureError('No signature matches.');
+  if (typeof event?.deliveryId !== 'string' || event.deliveryId === '')
+    throw new WebhookSignatureError('The signed body carries no deliveryId.');
+  if (typeof headers !== 'string' && headerOf(headers, DELIVERY_HEADER) !== event.deliveryId)
+    throw new WebhookSignatureError(`The ${DELIVERY_HEADER} header is not the signed delivery id.`);
+  return event;
 }
 
-function signatureHeader(headers: SignatureSource): string | undefined {
-  if (typeof headers === 'string') return headers;
-  if (headers instanceof Headers) return headers.get(SIGNATURE_HEADER) ?? undefined;
-  const entry = Object.entries(headers).find(([name]) => name.toLowerCase() === SIGNATURE_HEADER)?.[1];
+function headerOf(headers: Exclude<SignatureSource, string>, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   return Array.isArray(entry) ? entry.join(',') : entry;
 }

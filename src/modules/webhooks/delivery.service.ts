@@ -24,12 +24,24 @@ export type AttemptOutcome =
 
 export type DeliveryOptions = { timeoutMs: number; allowPrivate: boolean; disableAfterMs: number };
 
-/** The body every attempt of a delivery sends, byte for byte (only the signature's `t` changes). */
+/**
+ * The body every attempt of a delivery sends, byte for byte (only the signature's `t` changes). It
+ * carries the delivery id: the spec signs `<t>.<body>` only, so an id in the X-Service-Delivery header
+ * alone was unsigned, and a captured delivery replayed under a new id passed verification and a
+ * receiver's de-duplication (issue 36; docs/decisions.md, Webhooks).
+ */
 export function deliveryBody(
   event: { type: string; data: unknown; createdAt: Date },
   webhookId: string | null,
+  deliveryId: string,
 ): string {
-  return JSON.stringify({ event: event.type, data: event.data, timestamp: event.createdAt.toISOString(), webhookId });
+  return JSON.stringify({
+    event: event.type,
+    data: event.data,
+    timestamp: event.createdAt.toISOString(),
+    webhookId,
+    deliveryId,
+  });
 }
 
 function retryAfterMs(header: string | string[] | undefined): number | null {
@@ -244,6 +256,7 @@ export class DeliveryService {
     const body = deliveryBody(
       { type: eventType, data: claim.event_data, createdAt: new Date(claim.event_created_at!) },
       claim.webhook_id,
+      deliveryId,
     );
     const t = Math.floor(Date.now() / 1000);
     const started = new Date();

@@ -28,7 +28,7 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       operationId: 'createWebhook',
       summary: 'Register a webhook endpoint',
       description:
-        'The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.',
+        'The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; the body `{ event, data, timestamp, webhookId, deliveryId }` carries the delivery id under the signature: de-duplicate on it, and refuse a delivery whose `X-Service-Delivery` header differs from it.',
       tag,
       role: 'admin',
       body: createWebhookBody,

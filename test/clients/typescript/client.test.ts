@@ -145,6 +145,11 @@ describe('the TypeScript client (clients/typescript) against the running service
 
     const event = verifyWebhookSignature(delivery.raw, delivery.headers, hook.secret);
     assert.equal(event.event, 'analysis.completed');
+    assert.equal(event.deliveryId, delivery.headers['x-service-delivery']);
+    assert.throws(
+      () => verifyWebhookSignature(delivery.raw, { ...delivery.headers, 'x-service-delivery': 'dlv_x' }, hook.secret),
+      /not the signed delivery id/,
+    );
     assert.equal(event.webhookId, hook.id);
     assert.equal(event.data.id, submitted.id);
     assert.equal(event.data.externalId, 'client-hook');

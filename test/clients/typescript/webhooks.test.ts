@@ -11,6 +11,7 @@ const body = JSON.stringify({
   data: { id: 'an_1', status: 'completed' },
   timestamp: '2026-11-23T10:00:00.000Z',
   webhookId: 'wh_1',
+  deliveryId: 'dlv_1',
 });
 // Signed now (each test takes its own: files in a shared test process may start long after loading).
 const unixNow = () => Math.floor(Date.now() / 1000);
@@ -19,14 +20,42 @@ describe('the TypeScript client: verifyWebhookSignature', () => {
   it('accepts the header from Fetch Headers, Node headers (any case) or as a string, and returns the event', () => {
     const t = unixNow();
     const header = signatureHeader([secret], t, body);
-    const event = verifyWebhookSignature(body, new Headers({ 'X-Service-Signature': header }), secret);
+    const headers = { 'X-Service-Signature': header, 'X-Service-Delivery': 'dlv_1' };
+    const event = verifyWebhookSignature(body, new Headers(headers), secret);
     assert.deepEqual(event, JSON.parse(body));
-    assert.equal(verifyWebhookSignature(body, { 'X-Service-Signature': header }, secret).data.id, 'an_1');
+    assert.equal(verifyWebhookSignature(body, headers, secret).data.id, 'an_1');
     assert.equal(
-      verifyWebhookSignature(Buffer.from(body), { 'x-service-signature': header }, secret).event,
+      verifyWebhookSignature(
+        Buffer.from(body),
+        { 'x-service-signature': header, 'x-service-delivery': 'dlv_1' },
+        secret,
+      ).event,
       'analysis.completed',
     );
     assert.equal(verifyWebhookSignature(new TextEncoder().encode(body), header, [previous, secret]).webhookId, 'wh_1');
+  });
+
+  it('returns the signed delivery id and refuses the delivery under another X-Service-Delivery (issue 36)', () => {
+    const t = unixNow();
+    const header = signatureHeader([secret], t, body);
+    const genuine = { 'x-service-signature': header, 'x-service-delivery': 'dlv_1' };
+    assert.equal(verifyWebhookSignature(body, genuine, secret).deliveryId, 'dlv_1');
+    assert.equal(verifyWebhookSignature(body, new Headers(genuine), secret).deliveryId, 'dlv_1');
+    assert.equal(verifyWebhookSignature(body, header, secret).deliveryId, 'dlv_1', 'the signed id, from the body');
+    // A captured delivery replayed within the tolerance under a new id, or with the header left out.
+    for (const replayed of [{ ...genuine, 'x-service-delivery': 'dlv_2' }, { 'x-service-signature': header }])
+      assert.throws(() => verifyWebhookSignature(body, replayed, secret), /not the signed delivery id/);
+    assert.throws(
+      () =>
+        verifyWebhookSignature(body.replace('dlv_1', 'dlv_2'), { ...genuine, 'x-service-delivery': 'dlv_2' }, secret),
+      /No signature matches/,
+    );
+    // A signed body without an id (as bodies were before): nothing to de-duplicate on, refused.
+    const bare = JSON.stringify({ ...JSON.parse(body), deliveryId: undefined });
+    assert.throws(
+      () => verifyWebhookSignature(bare, signatureHeader([secret], t, bare), secret),
+      /carries no deliveryId/,
+    );
   });
 
   it('checks the raw bytes: re-serialised, tampered or differently spaced bodies fail', () => {

@@ -115,6 +115,32 @@ describe('webhooks and callbacks', () => {
     await callback.close();
   });
 
+  it('signs the delivery id: the verifier returns it, and the delivery replayed under another X-Service-Delivery fails (issue 36)', async () => {
+    const receiver = await startReceiver();
+    const hook = await createHook(receiver.url);
+    const test = await api.request('POST', `/webhooks/${hook.id}/test`, { key: org.keys.admin });
+    assert.equal(test.status, 200);
+    const id = test.body.data.deliveryId as string;
+    await waitFor('the delivery', async () => receiver.received.length === 1);
+    const [r] = receiver.received;
+    assert.equal(r!.headers['x-service-delivery'], id);
+    assert.equal(JSON.parse(r!.raw).deliveryId, id, 'the id is in the signed body');
+    // The signed string is still the spec's `<t>.<body>`: Stripe's verifier accepts it as before.
+    stripe.webhooks.constructEvent(r!.raw, String(r!.headers['x-service-signature']), hook.secret);
+
+    assert.equal(verifyWebhookSignature(r!.raw, r!.headers, hook.secret).deliveryId, id);
+    assert.equal(verifyWebhookSignature(r!.raw, String(r!.headers['x-service-signature']), hook.secret).deliveryId, id);
+    // Captured and sent again within the 300 s under a fresh id, to pass a receiver's de-duplication:
+    const replayed = { ...r!.headers, 'x-service-delivery': 'dlv_01replayedreplayedreplayed' };
+    assert.throws(() => verifyWebhookSignature(r!.raw, replayed, hook.secret), /not the signed delivery id/);
+    // ... nor can the id in the body be changed to match: the signature covers it.
+    assert.throws(
+      () => verifyWebhookSignature(r!.raw.replace(id, replayed['x-service-delivery']), replayed, hook.secret),
+      /No signature matches/,
+    );
+    await receiver.close();
+  });
+
   it('retries on the schedule: 3 failures then success gives 4 attempts, the last one succeeded, fresh t each time', async () => {
     const receiver = await startReceiver((_r, n) => (n <= 3 ? 500 : 200));
     const hook = await createHook(receiver.url);

@@ -280,7 +280,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`.
+         * @description The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; the body `{ event, data, timestamp, webhookId, deliveryId }` carries the delivery id under the signature: de-duplicate on it, and refuse a delivery whose `X-Service-Delivery` header differs from it.
          *
          *     Requires an API key with the `admin` role or higher.
          */
