@@ -7,6 +7,7 @@ import { config } from '../config.js';
 import { initORM, migrate } from '../db/orm.js';
 import { AppError, NotFoundError } from '../lib/errors.js';
 import { createLogger } from '../lib/logger.js';
+import { hasControlCharacter, terminalSafe, terminalSafeJson } from '../lib/text.js';
 import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
 import { createCommands } from '../commands.js';
@@ -85,6 +86,16 @@ function need(name: keyof typeof values): string {
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
+/**
+ * A name or e-mail address to store: one line, as the API's names must be (issue 36). Listings print
+ * them one row each, where a line break forged a row and an escape sequence reached the terminal.
+ */
+function oneLine(name: keyof typeof values, value: string): string {
+  if (hasControlCharacter(value))
+    throw new UsageError(`--${name} must not contain control characters (line breaks, tabs, escape sequences)`);
+  return value;
+}
+const label = (name: keyof typeof values): string => oneLine(name, need(name));
 function int(name: keyof typeof values): number {
   const n = Number(need(name));
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer`);
@@ -113,8 +124,15 @@ function oneOf<T extends string>(name: keyof typeof values, allowed: readonly T[
   return v as T;
 }
 
-function print(result: unknown, human: string): void {
-  console.log(values.json ? JSON.stringify(result, null, 2) : human);
+/**
+ * The command's result on stdout: JSON, or the human form's lines. Stored text reaches an operator's
+ * terminal here (names, e-mail addresses, reasons), including rows stored before control characters
+ * were refused: each line is escaped whole (terminalSafe), so a line break in a name stays on its
+ * row and no escape sequence reaches the terminal. Our own lines hold no control character.
+ */
+function print(result: unknown, human: string | string[]): void {
+  const lines = typeof human === 'string' ? [human] : human;
+  console.log(values.json ? terminalSafeJson(result, 2) : lines.map(terminalSafe).join('\n'));
 }
 
 const command = positionals[0];
@@ -143,7 +161,7 @@ try {
     }
     case 'org:create': {
       const org = await s.organisations.create({
-        name: need('name'),
+        name: label('name'),
         plan: oneOf<PlanTier>('plan', PLAN_TIERS, 'free'),
         credits: values.credits === undefined ? undefined : int('credits'),
         monthlyCredits: values['monthly-credits'] === undefined ? undefined : int('monthly-credits'),
@@ -175,12 +193,12 @@ try {
       }));
       print(
         rows,
-        rows
-          .map(
-            (r) =>
-              `${r.id}  ${r.plan.padEnd(10)} ${String(r.planCredits + r.paygCredits).padStart(8)} credits  ${r.name}`,
-          )
-          .join('\n') || '(none)',
+        rows.length
+          ? rows.map(
+              (r) =>
+                `${r.id}  ${r.plan.padEnd(10)} ${String(r.planCredits + r.paygCredits).padStart(8)} credits  ${r.name}`,
+            )
+          : '(none)',
       );
       break;
     }
@@ -208,7 +226,7 @@ try {
           throw new UsageError(`--out: ${err.message}`);
         });
       const write = async (record: unknown) => {
-        if (!out.write(`${JSON.stringify(record)}\n`)) await Promise.race([once(out, 'drain'), failed]);
+        if (!out.write(`${terminalSafeJson(record)}\n`)) await Promise.race([once(out, 'drain'), failed]);
       };
       let counts: Record<string, number>;
       try {
@@ -257,13 +275,10 @@ try {
           `${a.reason ? `: ${a.reason}` : ''}`,
       );
       const verb = report.dryRun ? 'would retry' : 'retried';
-      print(
-        report,
-        [
-          ...lines,
-          `${verb} ${report.analyses.filter((a) => a.outcome !== 'refused').length} analyses for ${report.creditsNeeded} credit(s); ${report.creditsRemaining} credit(s) ${report.dryRun ? 'available' : 'left'}`,
-        ].join('\n'),
-      );
+      print(report, [
+        ...lines,
+        `${verb} ${report.analyses.filter((a) => a.outcome !== 'refused').length} analyses for ${report.creditsNeeded} credit(s); ${report.creditsRemaining} credit(s) ${report.dryRun ? 'available' : 'left'}`,
+      ]);
       if (report.analyses.some((a) => a.outcome === 'refused')) process.exitCode = 1;
       break;
     }
@@ -274,17 +289,14 @@ try {
       const dryRun = values['dry-run'];
       const items = await commands().webhooks.redeliverFailed(org, since, { dryRun });
       const count = items.filter((i) => i.outcome !== 'skipped').length;
-      print(
-        { dryRun, deliveries: items },
-        [
-          ...items.map(
-            (i) =>
-              `${i.deliveryId}  ${i.outcome.padEnd(15)} ${i.eventType} to ${i.webhookId ?? 'callback'}, ${i.attempts} attempt(s)` +
-              `${i.lastStatusCode ? `, last ${i.lastStatusCode}` : ''}${i.reason ? `: ${i.reason}` : ''}`,
-          ),
-          `${dryRun ? 'would redeliver' : 'redelivered'} ${count} of ${items.length} deliveries`,
-        ].join('\n'),
-      );
+      print({ dryRun, deliveries: items }, [
+        ...items.map(
+          (i) =>
+            `${i.deliveryId}  ${i.outcome.padEnd(15)} ${i.eventType} to ${i.webhookId ?? 'callback'}, ${i.attempts} attempt(s)` +
+            `${i.lastStatusCode ? `, last ${i.lastStatusCode}` : ''}${i.reason ? `: ${i.reason}` : ''}`,
+        ),
+        `${dryRun ? 'would redeliver' : 'redelivered'} ${count} of ${items.length} deliveries`,
+      ]);
       break;
     }
     case 'credits:grant': {
@@ -305,11 +317,14 @@ try {
     case 'key:create': {
       const org = await s.organisations.get(need('org'));
       if (!org) throw new UsageError(`no organisation ${values.org}`);
-      const { key, secret } = await s.apiKeys.create(org.id, oneOf<ApiKeyRole>('role', API_KEY_ROLES), values.name);
-      print(
-        { id: key.id, role: key.role, name: key.name, key: secret },
-        `${key.id} (${key.role})\n${secret}\nStore this key now: it is shown only once.`,
-      );
+      const role = oneOf<ApiKeyRole>('role', API_KEY_ROLES);
+      const name = values.name === undefined ? undefined : oneLine('name', values.name);
+      const { key, secret } = await s.apiKeys.create(org.id, role, name);
+      print({ id: key.id, role: key.role, name: key.name, key: secret }, [
+        `${key.id} (${key.role})`,
+        secret,
+        'Store this key now: it is shown only once.',
+      ]);
       break;
     }
     case 'key:list': {
@@ -325,11 +340,12 @@ try {
       }));
       print(
         rows,
-        rows
-          .map(
-            (r) => `${r.id}  ${r.role.padEnd(6)} ${r.prefix}…  ${r.revokedAt ? 'revoked' : 'active '}  ${r.name ?? ''}`,
-          )
-          .join('\n') || '(none)',
+        rows.length
+          ? rows.map(
+              (r) =>
+                `${r.id}  ${r.role.padEnd(6)} ${r.prefix}…  ${r.revokedAt ? 'revoked' : 'active '}  ${r.name ?? ''}`,
+            )
+          : '(none)',
       );
       break;
     }
@@ -340,8 +356,8 @@ try {
     }
     case 'member:add': {
       const user = await s.members.add(need('org'), {
-        name: need('name'),
-        email: need('email'),
+        name: label('name'),
+        email: label('email'),
         role: oneOf('role', ['owner', 'member', 'tasker'] as const, 'member'),
       });
       print({ userId: user.id, email: user.email, role: user.role }, `${user.id} ${user.email} (${user.role})`);
@@ -354,11 +370,11 @@ try {
         role: i.role,
         createdAt: i.createdAt,
       }));
-      print(rows, rows.map((r) => `${r.invitationId}  ${r.role.padEnd(7)} ${r.email}`).join('\n') || '(none)');
+      print(rows, rows.length ? rows.map((r) => `${r.invitationId}  ${r.role.padEnd(7)} ${r.email}`) : '(none)');
       break;
     }
     case 'invite:accept': {
-      const user = await s.members.accept(need('org'), need('invitation'), need('name'));
+      const user = await s.members.accept(need('org'), need('invitation'), label('name'));
       print(
         { userId: user.id, email: user.email, role: user.role },
         `${user.email} joined as ${user.id} (${user.role})`,
@@ -377,15 +393,15 @@ try {
   }
 } catch (err) {
   if (err instanceof UsageError) {
-    console.error(`error: ${err.message}\n\n${USAGE}`);
+    console.error(`error: ${terminalSafe(err.message)}\n\n${USAGE}`);
     process.exitCode = 2;
   } else if (err instanceof AppError && err.status < 500) {
     // The service refused what was asked (no such record, wrong plan, not enough credits): the
     // operator's input, so exit 2 like bad usage, with the service's one-line reason.
-    console.error(`error: ${err.message}`);
+    console.error(`error: ${terminalSafe(err.message)}`);
     process.exitCode = 2;
   } else {
-    console.error(err instanceof Error ? err.message : err);
+    console.error(terminalSafe(err instanceof Error ? err.message : String(err)));
     process.exitCode = 1;
   }
 } finally {

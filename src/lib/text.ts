@@ -46,3 +46,57 @@ export function fitText(value: string, max: number): string {
   }
   return `${out.trimEnd()}${ELLIPSIS}`;
 }
+
+/**
+ * Control characters: C0 (U+0000–U+001F, tab and line breaks among them), DEL and C1
+ * (U+0080–U+009F). In a name printed on a terminal a line break forges a row of the operator CLI's
+ * output, and an escape sequence (ESC, or C1's CSI and OSC) moves the cursor or retitles the window.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+/** The same without tab, line feed and carriage return, which free text (notes, descriptions) may hold. */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
+const CONTROL_CHARACTER_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** Whether a name or label (one line of text) holds a control character, tab and line breaks included. */
+export const hasControlCharacter = (value: string): boolean => CONTROL_CHARACTER.test(value);
+/** Whether free text holds a control character other than tab, line feed and carriage return. */
+export const hasControlCharacterBesidesLineBreaks = (value: string): boolean =>
+  CONTROL_CHARACTER_BUT_LINE_BREAKS.test(value);
+
+/**
+ * What a terminal must not receive raw besides the control characters: U+2028 and U+2029 (line and
+ * paragraph separators) and the bidirectional formatting characters, which reorder what is shown
+ * around them and so can make one row read like another.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is what it is for
+const FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\\]/g;
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\' };
+
+/**
+ * Stored text made safe to print on an operator's terminal on one line: control characters (rows
+ * stored before they were refused, text from outside) and the characters above written as escapes,
+ * `\n`, `\r`, `\t`, `\xHH` and `\uHHHH`, and a backslash doubled so an escape cannot be forged.
+ */
+export function terminalSafe(value: string): string {
+  return value.replace(FOR_TERMINAL, (c) => {
+    const named = NAMED_ESCAPES[c];
+    if (named) return named;
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** What JSON.stringify leaves raw but a terminal must not receive: DEL, C1 and the characters above. */
+const JSON_FOR_TERMINAL = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON for a terminal: JSON.stringify escapes C0 controls but writes DEL, C1 controls (CSI, OSC) and
+ * bidirectional formatting raw; here they are \uHHHH escapes too. The same JSON value, parsed.
+ */
+export function terminalSafeJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(
+    JSON_FOR_TERMINAL,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

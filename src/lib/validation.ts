@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ValidationError, type FieldIssue } from './errors.js';
-import { unstorable } from './text.js';
+import { hasControlCharacter, hasControlCharacterBesidesLineBreaks, unstorable } from './text.js';
 
 function pathToField(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => {
@@ -22,7 +22,9 @@ export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] 
       continue;
     }
     const field = [prefix, base].filter(Boolean).join('.') || (prefix ?? 'body');
-    issues.push({ field, message: issue.message, code: issue.code });
+    // A refinement of ours may name its code (singleLine, freeText: invalid_character).
+    const named = issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
+    issues.push({ field, message: issue.message, code: typeof named === 'string' ? named : issue.code });
   }
   return issues;
 }
@@ -82,9 +84,33 @@ export function parseOrThrow<S extends z.ZodType>(
   const badText = unstorableText(input, prefix);
   const result = schema.safeParse(input);
   if (result.success && badText.length === 0) return result.data;
-  const fields = [...badText, ...(result.success ? [] : toFieldIssues(result.error, prefix))];
+  // A NUL is a control character too: its field is named once, by the storage check.
+  const named = new Set(badText.map((f) => f.field));
+  const schemaIssues = result.success ? [] : toFieldIssues(result.error, prefix);
+  const fields = [...badText, ...schemaIssues.filter((f) => !(f.code === 'invalid_character' && named.has(f.field)))];
   const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
   throw new ValidationError(`Invalid ${where === 'path' ? 'path parameter' : where}: ${summary}`, fields);
+}
+
+/**
+ * A name, title or label: one line of text, so no control character, tab and line breaks included
+ * (issue 36). Such text is printed by the operator CLI one row per record, where a line break forged
+ * a row and an escape sequence retitled the operator's terminal. Refused as `422 VALIDATION_FAILED`,
+ * `code: invalid_character`, like the text PostgreSQL cannot store.
+ */
+export function singleLine<T extends z.ZodString>(schema: T): T {
+  return schema.refine((v) => !hasControlCharacter(v), {
+    message: 'Must not contain control characters (line breaks, tabs, escape sequences).',
+    params: { code: 'invalid_character' },
+  });
+}
+
+/** Free text (notes, descriptions): lines and tabs allowed, every other control character refused. */
+export function freeText<T extends z.ZodString>(schema: T): T {
+  return schema.refine((v) => !hasControlCharacterBesidesLineBreaks(v), {
+    message: 'Must not contain control characters other than line breaks and tabs.',
+    params: { code: 'invalid_character' },
+  });
 }
 
 /** Fields common to many request schemas. */

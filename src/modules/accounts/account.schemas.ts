@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
-import { httpUrl } from '../../lib/validation.js';
+import { freeText, httpUrl, singleLine } from '../../lib/validation.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, type Account } from './account.entity.js';
 
 const fields = {
-  name: z.string().trim().min(1).max(200).meta({ example: 'Brightwell Foods Ltd' }),
+  name: singleLine(z.string().trim().min(1).max(200)).meta({ example: 'Brightwell Foods Ltd' }),
   type: z.enum(ACCOUNT_TYPES),
   status: z.enum(ACCOUNT_STATUSES).optional(),
-  contactName: z.string().max(200).nullable().optional(),
+  contactName: singleLine(z.string().max(200)).nullable().optional(),
   contactEmail: z.email().max(255).nullable().optional().meta({ example: 'orders@brightwell.example' }),
-  contactPhone: z.string().max(50).nullable().optional(),
+  contactPhone: singleLine(z.string().max(50)).nullable().optional(),
   website: httpUrl.nullable().optional(),
-  notes: z.string().max(5000).nullable().optional(),
+  notes: freeText(z.string().max(5000)).nullable().optional(),
   logoUrl: httpUrl.nullable().optional(),
 };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
-import { httpsUrl, httpUrl } from '../../lib/validation.js';
+import { httpsUrl, httpUrl, singleLine } from '../../lib/validation.js';
 import { productSchema } from '../products/product.schemas.js';
 import { MAX_BATCH_IMAGES } from '../organisations/plans.js';
 import { ANALYSIS_STATUSES } from './analysis.entity.js';
@@ -20,10 +20,7 @@ const imageFields = {
   }),
   placeId: z.string().max(100).optional().meta({ description: 'Place (pl_) the photo was taken in.' }),
   taskId: z.string().max(100).optional().meta({ description: 'Task (tsk_) this photo fulfils.' }),
-  externalId: z
-    .string()
-    .min(1)
-    .max(255)
+  externalId: singleLine(z.string().min(1).max(255))
     .optional()
     .meta({ description: 'Your reference; returned in results and events.', example: 'visit-2026-11-22-0042' }),
   metadata: metadataSchema.optional(),

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
+import { singleLine } from '../../lib/validation.js';
 import { API_KEY_ROLES, type ApiKey } from './api-key.entity.js';
 
 export const createApiKeyBody = z
   .strictObject({
     role: z.enum(API_KEY_ROLES),
-    name: z.string().trim().min(1).max(100).optional().meta({ example: 'warehouse sync' }),
+    name: singleLine(z.string().trim().min(1).max(100)).optional().meta({ example: 'warehouse sync' }),
   })
   .meta({ id: 'CreateApiKeyRequest' });
 export const listApiKeysQuery = z.strictObject({ cursor: cursorParam, limit: limitParam() });

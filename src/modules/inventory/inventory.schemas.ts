@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
-import { currencyCode, httpUrl } from '../../lib/validation.js';
+import { currencyCode, freeText, httpUrl, singleLine } from '../../lib/validation.js';
 import type { InventoryItem } from './inventory-item.entity.js';
 
 export const money = z
@@ -10,19 +10,17 @@ export const money = z
   .refine((v) => Math.round(v * 100) / 100 === v, 'At most two decimal places.');
 
 const itemFields = {
-  sku: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .meta({ description: 'Stock keeping unit code, unique in the organisation.', example: 'COKE-330-CAN' }),
-  brand: z.string().trim().min(1).max(200).meta({ example: 'Coca-Cola' }),
-  name: z.string().trim().min(1).max(255).meta({ example: 'Coca-Cola Classic 330ml can' }),
-  description: z.string().max(2000).nullable().optional(),
-  category: z.string().max(100).nullable().optional().meta({ example: 'Beverages' }),
-  subcategory: z.string().max(100).nullable().optional().meta({ example: 'Soft drinks' }),
+  sku: singleLine(z.string().trim().min(1).max(100)).meta({
+    description: 'Stock keeping unit code, unique in the organisation.',
+    example: 'COKE-330-CAN',
+  }),
+  brand: singleLine(z.string().trim().min(1).max(200)).meta({ example: 'Coca-Cola' }),
+  name: singleLine(z.string().trim().min(1).max(255)).meta({ example: 'Coca-Cola Classic 330ml can' }),
+  description: freeText(z.string().max(2000)).nullable().optional(),
+  category: singleLine(z.string().max(100)).nullable().optional().meta({ example: 'Beverages' }),
+  subcategory: singleLine(z.string().max(100)).nullable().optional().meta({ example: 'Soft drinks' }),
   sizeValue: z.number().positive().max(1_000_000).nullable().optional().meta({ example: 330 }),
-  sizeUnit: z.string().max(20).nullable().optional().meta({ example: 'ml' }),
+  sizeUnit: singleLine(z.string().max(20)).nullable().optional().meta({ example: 'ml' }),
   expectedPrice: money.nullable().optional().meta({ description: 'Expected retail price.', example: 1.29 }),
   currency: currencyCode.nullable().optional().meta({ example: 'GBP' }),
   imageUrl: httpUrl.nullable().optional(),

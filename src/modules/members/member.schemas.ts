@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
+import { singleLine } from '../../lib/validation.js';
 import { MEMBER_ROLES, type User } from './member.entity.js';
 
 export const listMembersQuery = z.strictObject({
@@ -18,7 +19,7 @@ export const listMembersQuery = z.strictObject({
 export const inviteBody = z
   .strictObject({
     email: z.email().max(255).meta({ example: 'sam@retailer.example' }),
-    phone: z.string().max(50).optional(),
+    phone: singleLine(z.string().max(50)).optional(),
     reportsTo: z.string().max(100).optional().meta({ description: 'User id (usr_) of a member.' }),
     role: z.enum(['member', 'tasker']).default('member'),
   })
@@ -28,7 +29,7 @@ export type InviteInput = z.infer<typeof inviteBody>;
 export const updateMemberBody = z
   .strictObject({
     role: z.enum(MEMBER_ROLES).optional(),
-    name: z.string().trim().min(1).max(200).optional(),
+    name: singleLine(z.string().trim().min(1).max(200)).optional(),
     reportsTo: z.string().max(100).nullable().optional(),
   })
   .meta({ id: 'UpdateMemberRequest' });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
-import { currencyCode, isoDate } from '../../lib/validation.js';
+import { currencyCode, freeText, isoDate, singleLine } from '../../lib/validation.js';
 import { money } from '../inventory/inventory.schemas.js';
 import { ORDER_SOURCE_TYPES, ORDER_STATUSES, type Order, type OrderLine } from './order.entity.js';
 
@@ -23,8 +23,8 @@ export const orderLineInput = z
       .max(100)
       .optional()
       .meta({ description: 'Inventory item (inv_); fills sku and name when they are not given.' }),
-    sku: z.string().max(100).optional(),
-    name: z.string().max(255).optional(),
+    sku: singleLine(z.string().max(100)).optional(),
+    name: singleLine(z.string().max(255)).optional(),
     unitPrice: money.meta({ example: 1.29 }),
     taxPercent: percent.optional().meta({ description: "Defaults to the order's taxRate." }),
   })
@@ -33,16 +33,16 @@ export const orderLineInput = z
 
 export const createOrderBody = z
   .strictObject({
-    supplierName: z.string().trim().min(1).max(200).optional().meta({ example: 'Brightwell Foods' }),
-    customerName: z.string().max(200).optional(),
+    supplierName: singleLine(z.string().trim().min(1).max(200)).optional().meta({ example: 'Brightwell Foods' }),
+    customerName: singleLine(z.string().max(200)).optional(),
     accountId: z.string().max(100).optional(),
     orderDate: isoDate.optional().meta({ description: 'YYYY-MM-DD; today (UTC) by default.' }),
     status: z.enum(['draft', 'pending', 'confirmed']).default('draft'),
     currency: currencyCode.default('GBP'),
     storeId: z.string().max(100).optional().meta({ description: 'Place (pl_) the order is for.' }),
-    notes: z.string().max(5000).optional(),
+    notes: freeText(z.string().max(5000)).optional(),
     taxRate: percent.default(0),
-    taxLabel: z.string().max(50).optional().meta({ example: 'VAT' }),
+    taxLabel: singleLine(z.string().max(50)).optional().meta({ example: 'VAT' }),
     sourceType: z.enum(ORDER_SOURCE_TYPES).default('manual'),
     items: z.array(orderLineInput).max(500).default([]),
   })
@@ -51,9 +51,9 @@ export type CreateOrderInput = z.infer<typeof createOrderBody>;
 
 export const updateOrderBody = z
   .strictObject({
-    supplierName: z.string().trim().min(1).max(200).optional(),
+    supplierName: singleLine(z.string().trim().min(1).max(200)).optional(),
     expectedDeliveryDate: isoDate.nullable().optional(),
-    notes: z.string().max(5000).nullable().optional(),
+    notes: freeText(z.string().max(5000)).nullable().optional(),
     status: z.enum(ORDER_STATUSES).optional(),
     items: z
       .array(orderLineInput)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countryCode, httpUrl } from '../../lib/validation.js';
+import { countryCode, httpUrl, singleLine } from '../../lib/validation.js';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
 import type { Place } from './place.entity.js';
 
@@ -8,25 +8,24 @@ const location = z
   .meta({ id: 'GeoPoint', description: 'WGS 84 coordinates.', example: { lat: 51.5072, lng: -0.1276 } });
 
 const placeFields = {
-  title: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .meta({ description: 'Human-readable store name.', example: 'Tesco Metro Holborn' }),
-  address: z.string().trim().max(500).nullable().optional().meta({ example: '10 High Holborn, London WC1V 6PX' }),
+  title: singleLine(z.string().trim().min(1).max(200)).meta({
+    description: 'Human-readable store name.',
+    example: 'Tesco Metro Holborn',
+  }),
+  address: singleLine(z.string().trim().max(500))
+    .nullable()
+    .optional()
+    .meta({ example: '10 High Holborn, London WC1V 6PX' }),
   location: location.nullable().optional(),
   countryCode: countryCode.nullable().optional().meta({ description: 'ISO 3166-1 alpha-2.', example: 'GB' }),
-  state: z.string().max(100).nullable().optional(),
-  channel: z
-    .string()
-    .max(100)
+  state: singleLine(z.string().max(100)).nullable().optional(),
+  channel: singleLine(z.string().max(100))
     .nullable()
     .optional()
     .meta({ description: 'Retail channel classification.', example: 'convenience' }),
-  categoryName: z.string().max(100).nullable().optional(),
-  street: z.string().max(200).nullable().optional(),
-  postalCode: z.string().max(20).nullable().optional(),
+  categoryName: singleLine(z.string().max(100)).nullable().optional(),
+  street: singleLine(z.string().max(200)).nullable().optional(),
+  postalCode: singleLine(z.string().max(20)).nullable().optional(),
   url: httpUrl.nullable().optional(),
   imageUrl: httpUrl.nullable().optional(),
   projectId: z.string().max(100).nullable().optional().meta({ description: 'Project (prj_) grouping this place.' }),

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
+import { freeText, singleLine } from '../../lib/validation.js';
 import type { Project } from './project.entity.js';
 
 export const createProjectBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).meta({ example: 'UK convenience 2026' }),
-    description: z.string().max(2000).nullable().optional(),
+    name: singleLine(z.string().trim().min(1).max(200)).meta({ example: 'UK convenience 2026' }),
+    description: freeText(z.string().max(2000)).nullable().optional(),
   })
   .meta({ id: 'CreateProjectRequest' });
 export type CreateProjectInput = z.infer<typeof createProjectBody>;

@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
-import { isoDate } from '../../lib/validation.js';
+import { freeText, isoDate, singleLine } from '../../lib/validation.js';
 import { TASK_STATUSES } from './task-transitions.js';
 import type { Task } from './task.entity.js';
 
 const fields = {
-  title: z.string().trim().min(1).max(200).meta({ example: 'Check chilled drinks, Holborn' }),
+  title: singleLine(z.string().trim().min(1).max(200)).meta({ example: 'Check chilled drinks, Holborn' }),
   placeId: z.string().max(100).nullable().optional().meta({ description: 'Place (pl_) to visit.' }),
   assignedTo: z.string().max(100).nullable().optional().meta({ description: 'User id (usr_) of the field worker.' }),
   dueDate: isoDate
     .nullable()
     .optional()
     .meta({ description: 'YYYY-MM-DD; overdue once the day has ended (UTC).', example: '2026-12-01' }),
-  notes: z.string().max(5000).nullable().optional(),
-  description: z.string().max(5000).nullable().optional(),
+  notes: freeText(z.string().max(5000)).nullable().optional(),
+  description: freeText(z.string().max(5000)).nullable().optional(),
   expectationIds: z
     .array(z.string().max(100))
     .max(500)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
+import { singleLine } from '../../lib/validation.js';
 import { DELIVERY_STATUSES, type Delivery, type DeliveryAttempt } from './delivery.entity.js';
 import { WEBHOOK_STATUSES, type Webhook } from './webhook.entity.js';
 
@@ -32,13 +33,13 @@ const events = z
   .meta({ description: 'Event names, or `*` for all.', example: ['analysis.completed', 'analysis.failed'] });
 
 export const createWebhookBody = z
-  .strictObject({ url, events, description: z.string().max(500).nullable().optional() })
+  .strictObject({ url, events, description: singleLine(z.string().max(500)).nullable().optional() })
   .meta({ id: 'CreateWebhookRequest' });
 export const updateWebhookBody = z
   .strictObject({
     url: url.optional(),
     events: events.optional(),
-    description: z.string().max(500).nullable().optional(),
+    description: singleLine(z.string().max(500)).nullable().optional(),
     status: z.enum(WEBHOOK_STATUSES).optional(),
   })
   .meta({ id: 'UpdateWebhookRequest' });
