@@ -112,6 +112,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     shuttingDown = true;
     logger.info({ signal }, 'worker shutting down');
     workers.forEach((w) => w.shutdown());
+    // Whatever still runs then (a decode in libvips' threads, a step stuck on a dead connection) does
+    // not keep the process: it exits, and its recognition threads and OCR helpers end with it. The
+    // server hands unfinished steps to another worker after their heartbeat or start-to-close timeout.
+    setTimeout(() => {
+      logger.error({ deadlineMs: config.WORKER_STOP_DEADLINE_MS }, 'worker did not stop in time; exiting');
+      process.exit(1);
+    }, config.WORKER_STOP_DEADLINE_MS).unref();
   });
 }
 // The outbox relay: starts workflows whose rows were committed but whose start was never confirmed.
