@@ -18,16 +18,49 @@ const PLAN_LIMITS_JSON = JSON.stringify(
   Object.fromEntries(Object.entries(PLANS).map(([tier, limits]) => [tier, limits.rateLimits])),
 );
 
-type Take = { em: EntityManager; hash: string; category: RateLimitCategory; weight: number };
+export type Take = { em: EntityManager; hash: string; category: RateLimitCategory; weight: number };
 
 const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb)`;
 /**
- * Several takes in one statement, in arrival order: each call of the function sees the rows the
- * calls before it wrote (a volatile function takes a new snapshot per statement), so the counts are
- * those of the same takes made one after the other. A key not found has no row.
+ * Several takes in one statement: each call of the function sees the rows the calls before it wrote
+ * (a volatile function takes a new snapshot per statement), so the counts are those of the same takes
+ * made one after the other. A key not found has no row. Each call locks its bucket's row until the
+ * statement ends, so the calls go in the order of `takeGroup`'s arrays, which is one order for every
+ * process (below).
  */
 const TAKE_MANY = `select u.n::int as n, t.* from unnest(?::text[], ?::text[], ?::int[]) with ordinality as u(h, c, w, n)
   cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb) t`;
+
+/** Orders takes by bucket (key hash, then category), and takes of one bucket in arrival order. */
+function lockOrder(items: Take[]): number[] {
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return items
+    .map((_, i) => i)
+    .sort((i, j) => cmp(items[i]!.hash, items[j]!.hash) || cmp(items[i]!.category, items[j]!.category) || i - j);
+}
+
+/**
+ * One statement for a group of takes, answered in the group's order. The takes are made in bucket
+ * order, not arrival order: a statement holds each bucket's row lock until it ends, so two processes
+ * whose groups name the same buckets in opposite orders would each hold a row the other waits for;
+ * PostgreSQL then aborts one statement as a deadlock (after `deadlock_timeout`, 1 s), and every take of
+ * that group is made again alone. In one order for everybody, the second waits for the first instead.
+ * Takes of the same bucket keep their arrival order, so each request still gets the count, the 429
+ * or the 401 it would have got alone; the order between buckets changes no answer.
+ */
+export async function takeGroup(em: EntityManager, items: Take[]): Promise<(TakeRow | null)[]> {
+  const order = lockOrder(items);
+  const rows = await preparedSql<TakeRow & { n: number }>(em, TAKE_MANY, [
+    order.map((i) => items[i]!.hash),
+    order.map((i) => items[i]!.category),
+    order.map((i) => items[i]!.weight),
+    PLAN_LIMITS_JSON,
+  ]);
+  // Row n answers the n-th take of the statement, which is take order[n - 1] of the group.
+  const answers: (TakeRow | null)[] = items.map(() => null);
+  for (const row of rows) answers[order[row.n - 1]!] = row;
+  return answers;
+}
 
 /**
  * The PostgreSQL store's takes, grouped (lib/group-commit.ts, no linger): the requests read in one
@@ -43,19 +76,12 @@ const takes = new GroupCommit<Take, TakeRow | null>(
       const [row] = await preparedSql<TakeRow>(em, TAKE_ONE, [hash, category, weight, PLAN_LIMITS_JSON]);
       return [row ?? null];
     }
-    const rows = await preparedSql<TakeRow & { n: number }>(items[0]!.em, TAKE_MANY, [
-      items.map((i) => i.hash),
-      items.map((i) => i.category),
-      items.map((i) => i.weight),
-      PLAN_LIMITS_JSON,
-    ]);
-    const byPosition = new Map(rows.map((r) => [r.n, r]));
-    return items.map((_, i) => byPosition.get(i + 1) ?? null);
+    return takeGroup(items[0]!.em, items);
   },
   { maxGroup: 64 },
 );
 
-type TakeRow = {
+export type TakeRow = {
   api_key_id: string;
   organisation_id: string;
   role: ApiKeyRole;
