@@ -18,9 +18,28 @@ const PLAN_LIMITS_JSON = JSON.stringify(
   Object.fromEntries(Object.entries(PLANS).map(([tier, limits]) => [tier, limits.rateLimits])),
 );
 
-export type Take = { em: EntityManager; hash: string; category: RateLimitCategory; weight: number };
+/**
+ * A client address's failed-authentication window: its bucket (`authfail:<address key>`) and how many
+ * failures a minute it allows. An address with no room for one more is refused before anything else.
+ */
+export type AddressBudget = { bucket: string; limit: number };
 
-const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb)`;
+/** The client address is past its failed-authentication budget: refused before its key is looked up. */
+export class AddressOverBudgetError extends Error {
+  constructor(readonly window: RateLimitResult) {
+    super('this address is past its failed-authentication budget');
+  }
+}
+
+export type Take = {
+  em: EntityManager;
+  hash: string;
+  category: RateLimitCategory;
+  weight: number;
+  address: AddressBudget | null;
+};
+
+const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb, ?, ?::int)`;
 /**
  * Several takes in one statement: each call of the function sees the rows the calls before it wrote
  * (a volatile function takes a new snapshot per statement), so the counts are those of the same takes
@@ -28,8 +47,9 @@ const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb)`;
  * statement ends, so the calls go in the order of `takeGroup`'s arrays, which is one order for every
  * process (below).
  */
-const TAKE_MANY = `select u.n::int as n, t.* from unnest(?::text[], ?::text[], ?::int[]) with ordinality as u(h, c, w, n)
-  cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb) t`;
+const TAKE_MANY = `select u.n::int as n, t.*
+  from unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::int[]) with ordinality as u(h, c, w, ab, al, n)
+  cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb, u.ab, u.al) t`;
 
 /** Orders takes by bucket (key hash, then category), and takes of one bucket in arrival order. */
 function lockOrder(items: Take[]): number[] {
@@ -54,6 +74,8 @@ export async function takeGroup(em: EntityManager, items: Take[]): Promise<(Take
     order.map((i) => items[i]!.hash),
     order.map((i) => items[i]!.category),
     order.map((i) => items[i]!.weight),
+    order.map((i) => items[i]!.address?.bucket ?? null),
+    order.map((i) => items[i]!.address?.limit ?? 0),
     PLAN_LIMITS_JSON,
   ]);
   // Row n answers the n-th take of the statement, which is take order[n - 1] of the group.
@@ -72,8 +94,15 @@ export async function takeGroup(em: EntityManager, items: Take[]): Promise<(Take
 const takes = new GroupCommit<Take, TakeRow | null>(
   async (_key, items) => {
     if (items.length === 1) {
-      const { em, hash, category, weight } = items[0]!;
-      const [row] = await preparedSql<TakeRow>(em, TAKE_ONE, [hash, category, weight, PLAN_LIMITS_JSON]);
+      const { em, hash, category, weight, address } = items[0]!;
+      const [row] = await preparedSql<TakeRow>(em, TAKE_ONE, [
+        hash,
+        category,
+        weight,
+        PLAN_LIMITS_JSON,
+        address?.bucket ?? null,
+        address?.limit ?? 0,
+      ]);
       return [row ?? null];
     }
     return takeGroup(items[0]!.em, items);
@@ -92,14 +121,27 @@ export type TakeRow = {
   used: number;
   reset_at: string | number;
   retry_after: number;
+  /** The address was past its budget: no key looked up, the other columns its window's. */
+  address_refused: boolean;
 };
+
+function rateOf(row: Pick<TakeRow, 'allowed' | 'rate_limit' | 'used' | 'reset_at' | 'retry_after'>): RateLimitResult {
+  return {
+    allowed: row.allowed,
+    limit: row.rate_limit,
+    remaining: Math.max(0, row.rate_limit - row.used),
+    resetAt: Number(row.reset_at),
+    retryAfter: row.retry_after,
+  };
+}
 
 /**
  * Who is calling, and may they make one more request of this category: the first thing every API
- * request does. Keys are looked up on every request, never cached, so a revoked key fails on the very
- * next request on every process. With the PostgreSQL rate-limit store the lookup and the take are one
- * function call (`api_key_take`), one round trip shared by the requests that arrive together; with
- * Redis, one query and one script.
+ * request does, after one check: is the client address past its failed-authentication budget? Keys
+ * are looked up on every request, never cached, so a revoked key fails on the very next request on
+ * every process. With the PostgreSQL rate-limit store the address check, the lookup and the take are
+ * one function call (`api_key_take`), one round trip shared by the requests that arrive together; with
+ * Redis, two scripts and one query.
  */
 export class KeyGate {
   private readonly repo: ApiKeyRepository;
@@ -135,21 +177,37 @@ export class KeyGate {
     return owner;
   }
 
-  /** Authenticates and takes `weight` slots of the key's `category` window (all or nothing). */
+  /**
+   * Authenticates and takes `weight` slots of the key's `category` window (all or nothing); weight 0
+   * only authenticates (the caller takes its slots later, `take`). With `address`, the client
+   * address's failed-authentication budget is checked first: past it, AddressOverBudgetError, and
+   * the key is not looked up.
+   */
   async enter(
     header: string | undefined,
     category: RateLimitCategory,
     weight: number,
+    address: AddressBudget | null = null,
   ): Promise<{ owner: KeyOwner; rate: RateLimitResult }> {
     const hash = this.hashOf(header);
     if (this.limiter.usesRedis) {
+      if (address) {
+        const window = await this.limiter.check(address.bucket, address.limit);
+        if (!window.allowed) throw new AddressOverBudgetError(window);
+      }
       const owner = await this.repo.findActiveOwner(hash);
       if (!owner) throw new InvalidApiKeyError();
       this.touch(owner.apiKeyId);
       const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
-      return { owner, rate: await this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight) };
+      const bucket = `key:${owner.apiKeyId}:${category}`;
+      return {
+        owner,
+        rate:
+          weight > 0 ? await this.limiter.consume(bucket, limit, weight) : await this.limiter.check(bucket, limit, 0),
+      };
     }
-    const row = await takes.submit(databaseKey(this.em), { em: this.em, hash, category, weight });
+    const row = await takes.submit(databaseKey(this.em), { em: this.em, hash, category, weight, address });
+    if (row?.address_refused) throw new AddressOverBudgetError(rateOf(row));
     if (!row) throw new InvalidApiKeyError();
     this.touch(row.api_key_id);
     const owner: KeyOwner = {
@@ -159,13 +217,12 @@ export class KeyGate {
       plan: row.plan,
       customLimits: row.custom_limits,
     };
-    const rate: RateLimitResult = {
-      allowed: row.allowed,
-      limit: row.rate_limit,
-      remaining: Math.max(0, row.rate_limit - row.used),
-      resetAt: Number(row.reset_at),
-      retryAfter: row.retry_after,
-    };
-    return { owner, rate };
+    return { owner, rate: rateOf(row) };
+  }
+
+  /** Takes `weight` slots of an authenticated key's `category` window (after `enter` with weight 0). */
+  take(owner: KeyOwner, category: RateLimitCategory, weight: number): Promise<RateLimitResult> {
+    const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
+    return this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight);
   }
 }

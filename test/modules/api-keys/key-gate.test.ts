@@ -112,7 +112,13 @@ describe('KeyGate with the PostgreSQL store: takes that arrive together share a 
     const pId = (await enter(p.keys.read)).owner.apiKeyId;
     await enter(q.keys.read);
     const em = () => api.runtime.orm.em.fork();
-    const take = (key: string): Take => ({ em: em(), hash: hashApiKey(key), category: 'reads', weight: 1 });
+    const take = (key: string): Take => ({
+      em: em(),
+      hash: hashApiKey(key),
+      category: 'reads',
+      weight: 1,
+      address: null,
+    });
 
     const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await holder.connect();
