@@ -34,6 +34,8 @@ import { serverBinaries, setupSchema, startTemporalServer, type ServerDatabase }
 import { waitForPort } from './temporal.js';
 
 const env = process.env;
+// The soak's database is its own and made fresh: so is the key its processes seal secrets with.
+const secretsKey = randomBytes(32).toString('hex');
 const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const seed = env.SOAK_SEED ? Number(env.SOAK_SEED) : randomBytes(4).readUInt32BE(0);
 const ANALYSES = num('SOAK_ANALYSES', 1000);
@@ -160,7 +162,7 @@ async function main(): Promise<number> {
   const cli = (args: string[]) => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
       cwd: root,
-      env: { ...env, DATABASE_URL: appUrl, LOG_LEVEL: 'warn' },
+      env: { ...env, DATABASE_URL: appUrl, SECRETS_KEY: secretsKey, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(`cli ${args.join(' ')}: ${r.stderr || r.stdout}`);
@@ -191,7 +193,7 @@ async function main(): Promise<number> {
     DATABASE_URL: appUrl,
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: 'default',
-    SECRETS_KEY: randomBytes(32).toString('hex'),
+    SECRETS_KEY: secretsKey,
     LOG_LEVEL: 'warn',
     WORKFLOW_BUNDLE_PATH: bundlePath,
     ALLOW_PRIVATE_NETWORK_FETCH: 'true',
