@@ -24,6 +24,7 @@ import {
   spawnScript,
   watchLaunchers,
 } from './lib/topology.js';
+import { redactUrl } from './lib/redact-url.js';
 import { serverBinaries, setupSchema, startTemporalServer } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
 
@@ -167,7 +168,8 @@ async function main(): Promise<void> {
       `  worker ${i + 1}         health http://127.0.0.1:${p}/health (pid ${children[1 + apiPorts.length + i]?.pid}), SDK metrics :${metricsPort + 1 + 2 * i}`,
     ),
   );
-  say(`  database         ${appUrl.toString()}; Temporal's: ${db.main}, ${db.visibility}`);
+  // Never the password (DATABASE_URL's): this goes to a terminal and to whatever logs it.
+  say(`  database         ${redactUrl(appUrl)}; Temporal's: ${db.main}, ${db.visibility}`);
   say('Ctrl-C stops everything.');
 }
 
