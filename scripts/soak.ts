@@ -29,6 +29,7 @@ import { freshDatabase } from './lib/fresh-database.js';
 import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
 import { runChecks, printTable, WORKLOAD, type CheckRow } from './soak/checks.js';
 import { Random } from './soak/random.js';
+import { soakServiceEnv } from './soak/service-env.js';
 import { SHELF_PRODUCTS, startPhotoHost, startReceiver, startVisionModel, type ImageKind } from './soak/stand-ins.js';
 import { serverBinaries, setupSchema, startTemporalServer, type ServerDatabase } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
@@ -187,26 +188,13 @@ async function main(): Promise<number> {
   const bundlePath = join(soakDir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundlePath);
 
-  const serviceEnv: NodeJS.ProcessEnv = {
-    ...env,
-    NODE_ENV: 'production',
-    DATABASE_URL: appUrl,
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_NAMESPACE: 'default',
-    SECRETS_KEY: secretsKey,
-    LOG_LEVEL: 'warn',
-    WORKFLOW_BUNDLE_PATH: bundlePath,
-    ALLOW_PRIVATE_NETWORK_FETCH: 'true',
-    RECOGNIZER: 'openai',
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: model.apiKey,
-    OPENAI_MODEL: 'soak-vision',
-    // A killed worker's recognition pass moves on after 5 s, not 20 s.
-    RECOGNITION_HEARTBEAT_TIMEOUT_MS: '5000',
-    // Eight attempts over about four minutes instead of 30 hours: the soak must end.
-    WEBHOOK_RETRY_SCHEDULE_MS: '1000,2000,5000,10000,20000,60000,120000',
-    OUTBOX_RELAY_GRACE_MS: '5000',
-  };
+  const serviceEnv = soakServiceEnv(env, {
+    databaseUrl: appUrl,
+    temporalAddress: address,
+    secretsKey,
+    bundlePath,
+    model: { baseURL: model.baseURL, apiKey: model.apiKey },
+  });
   /** An API or worker process: started with its own log file, healthy once `health` answers. */
   const serviceSlot = (label: string, entry: string, env: Record<string, string>, health: string): Slot => {
     const slot: Slot = {
