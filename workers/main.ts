@@ -4,7 +4,7 @@ import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer, localRecognitionPool } from '../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
-import { config as appConfig, type Config } from '../src/config.js';
+import { configOrExit, type Config } from '../src/config.js';
 import type { Logger } from '../src/lib/logger.js';
 import { temporalClientOn } from '../src/temporal/client.js';
 import { sdkLogger } from '../src/temporal/sdk-logger.js';
@@ -19,7 +19,7 @@ import { metrics, registry } from '../src/lib/metrics.js';
  * queue (CPU-heavy activities) with bounded concurrency, so more processes on more machines share the load.
  */
 // Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
-const base = appConfig();
+const base = configOrExit();
 /** The SDK's own logs go through our logger, at our level; its metrics are served for Prometheus. */
 function installSdkRuntime(config: Config, logger: Logger) {
   Runtime.install({

@@ -185,7 +185,8 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   });
   docs.get('/docs', (ctx) => {
     ctx.type = 'text/html';
-    ctx.body = referencePage;
+    ctx.set('Content-Security-Policy', referencePage.contentSecurityPolicy);
+    ctx.body = referencePage.html;
   });
   docs.get('/docs/assets/*file', async (ctx) => {
     const file = ctx.params.file as string | string[];
