@@ -150,6 +150,9 @@ describe('huge images cost bounded work and memory', () => {
       const submitted = await Promise.all(Object.keys(expected).map(async (p) => [p, await submit(p)] as const));
       for (const [path, id] of submitted) {
         const a = await final(id);
+        // How long each took, submission to its final state (for the record; nothing is timed here).
+        const took = (Date.parse(a.completedAt ?? a.updatedAt) - Date.parse(a.createdAt)) / 1000;
+        console.log(`# ${path}: ${a.status}${a.error ? ` ${a.error.code}` : ''} in ${took.toFixed(2)} s`);
         if (expected[path] === 'completed') {
           assert.equal(a.status, 'completed', `${path}: ${JSON.stringify(a.error)}`);
           assert.ok(a.products.length > 0, `${path} is read`);
