@@ -44,7 +44,8 @@ export function createAnalysisActivities({ services, config, recognizer }: Analy
       } catch (err) {
         if (err instanceof RecognitionRejectedError) {
           throw ApplicationFailure.create({
-            type: 'RecognitionRejectedError',
+            // The image's own code where it is the reason (the analysis fails with it, refunded).
+            type: err.code ?? 'RecognitionRejectedError',
             message: err.message,
             nonRetryable: true,
           });

@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { clusterSecretsKey } from './lib/topology.js';
 import { findTemporalCli } from './temporal.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -40,7 +41,7 @@ function temporal(args: string[]): unknown {
 function adminCli(args: string[]): Record<string, unknown> {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: appUrl.toString(), LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: appUrl.toString(), SECRETS_KEY: clusterSecretsKey(), LOG_LEVEL: 'warn' },
     encoding: 'utf8',
   });
   if (r.status !== 0) fail(`npm run cli -- ${args.join(' ')}: ${r.stderr || r.stdout}`);

@@ -15,10 +15,16 @@
 // APIs' metrics from there in steps of 2, the workers' SDK metrics one above each).
 // `npm run cluster:check` proves a running cluster end to end.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { alive, ensureDatabase, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
+import {
+  alive,
+  clusterSecretsKey,
+  ensureDatabase,
+  healthy,
+  prepareNamespace,
+  spawnScript,
+  watchLaunchers,
+} from './lib/topology.js';
+import { redactUrl } from './lib/redact-url.js';
 import { serverBinaries, setupSchema, startTemporalServer } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
 
@@ -118,16 +124,12 @@ async function main(): Promise<void> {
 
   // 3. The service's database.
   const appUrl = new URL(await ensureDatabase(serverUrl, 'shelf_cluster'));
-  const dataDir = join(root, '.data');
-  mkdirSync(dataDir, { recursive: true });
-  const keyFile = join(dataDir, 'cluster-secrets.key');
-  if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   const env = {
     ...process.env,
     DATABASE_URL: appUrl.toString(),
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: 'default',
-    SECRETS_KEY: process.env.SECRETS_KEY ?? readFileSync(keyFile, 'utf8').trim(),
+    SECRETS_KEY: clusterSecretsKey(),
   };
   const migrate = spawnScript('scripts/migrate.ts', env);
   children.push(migrate);
@@ -166,7 +168,8 @@ async function main(): Promise<void> {
       `  worker ${i + 1}         health http://127.0.0.1:${p}/health (pid ${children[1 + apiPorts.length + i]?.pid}), SDK metrics :${metricsPort + 1 + 2 * i}`,
     ),
   );
-  say(`  database         ${appUrl.toString()}; Temporal's: ${db.main}, ${db.visibility}`);
+  // Never the password (DATABASE_URL's): this goes to a terminal and to whatever logs it.
+  say(`  database         ${redactUrl(appUrl)}; Temporal's: ${db.main}, ${db.visibility}`);
   say('Ctrl-C stops everything.');
 }
 

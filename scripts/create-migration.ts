@@ -3,6 +3,8 @@
 import { config } from '../src/config.js';
 import { initORM } from '../src/db/orm.js';
 
+// A development tool: it reads nothing sealed, so it needs no SECRETS_KEY (config.ts).
+process.env.NODE_ENV ||= 'development';
 const orm = await initORM(config().DATABASE_URL);
 try {
   const result = await orm.getMigrator().createMigration(undefined, false, process.argv.includes('--initial'));

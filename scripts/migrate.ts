@@ -1,8 +1,8 @@
 // Applies pending migrations to DATABASE_URL and exits.
-import { config } from '../src/config.js';
+import { configOrExit } from '../src/config.js';
 import { initORM, migrate } from '../src/db/orm.js';
 
-const orm = await initORM(config().DATABASE_URL);
+const orm = await initORM(configOrExit().DATABASE_URL);
 try {
   const applied = await migrate(orm);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');

@@ -29,11 +29,14 @@ import { freshDatabase } from './lib/fresh-database.js';
 import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
 import { runChecks, printTable, WORKLOAD, type CheckRow } from './soak/checks.js';
 import { Random } from './soak/random.js';
+import { soakServiceEnv } from './soak/service-env.js';
 import { SHELF_PRODUCTS, startPhotoHost, startReceiver, startVisionModel, type ImageKind } from './soak/stand-ins.js';
 import { serverBinaries, setupSchema, startTemporalServer, type ServerDatabase } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
 
 const env = process.env;
+// The soak's database is its own and made fresh: so is the key its processes seal secrets with.
+const secretsKey = randomBytes(32).toString('hex');
 const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
 const seed = env.SOAK_SEED ? Number(env.SOAK_SEED) : randomBytes(4).readUInt32BE(0);
 const ANALYSES = num('SOAK_ANALYSES', 1000);
@@ -160,7 +163,7 @@ async function main(): Promise<number> {
   const cli = (args: string[]) => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
       cwd: root,
-      env: { ...env, DATABASE_URL: appUrl, LOG_LEVEL: 'warn' },
+      env: { ...env, DATABASE_URL: appUrl, SECRETS_KEY: secretsKey, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(`cli ${args.join(' ')}: ${r.stderr || r.stdout}`);
@@ -185,26 +188,13 @@ async function main(): Promise<number> {
   const bundlePath = join(soakDir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundlePath);
 
-  const serviceEnv: NodeJS.ProcessEnv = {
-    ...env,
-    NODE_ENV: 'production',
-    DATABASE_URL: appUrl,
-    TEMPORAL_ADDRESS: address,
-    TEMPORAL_NAMESPACE: 'default',
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-    WORKFLOW_BUNDLE_PATH: bundlePath,
-    ALLOW_PRIVATE_NETWORK_FETCH: 'true',
-    RECOGNIZER: 'openai',
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: model.apiKey,
-    OPENAI_MODEL: 'soak-vision',
-    // A killed worker's recognition pass moves on after 5 s, not 20 s.
-    RECOGNITION_HEARTBEAT_TIMEOUT_MS: '5000',
-    // Eight attempts over about four minutes instead of 30 hours: the soak must end.
-    WEBHOOK_RETRY_SCHEDULE_MS: '1000,2000,5000,10000,20000,60000,120000',
-    OUTBOX_RELAY_GRACE_MS: '5000',
-  };
+  const serviceEnv = soakServiceEnv(env, {
+    databaseUrl: appUrl,
+    temporalAddress: address,
+    secretsKey,
+    bundlePath,
+    model: { baseURL: model.baseURL, apiKey: model.apiKey },
+  });
   /** An API or worker process: started with its own log file, healthy once `health` answers. */
   const serviceSlot = (label: string, entry: string, env: Record<string, string>, health: string): Slot => {
     const slot: Slot = {

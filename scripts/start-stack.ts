@@ -90,12 +90,14 @@ try {
   await orm.close();
 
   const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
-  const tsx = join(root, 'node_modules', '.bin', 'tsx');
   for (const [name, entry] of [
     ['api', 'src/bin/api.ts'],
     ['worker', 'workers/main.ts'],
   ] as const) {
-    const child = spawn(tsx, [join(root, entry)], { env, stdio: 'inherit' });
+    // Node itself with tsx's loader (as this process runs), not tsx's launcher: the launcher runs
+    // Node as a child of its own, and a SIGKILL to it, which cannot be passed on, left that child
+    // running on its own after the stack had stopped.
+    const child = spawn(process.execPath, [...process.execArgv, join(root, entry)], { env, stdio: 'inherit' });
     child.once('exit', (code, signal) => {
       if (!stopping) {
         say(`${name} exited (${signal ?? code}); stopping everything`);

@@ -5,7 +5,6 @@
 // process, first; the others share processes, about TEST_GROUP_SIZE (6) to one (see
 // scripts/lib/test-processes.ts; TEST_GROUP_SIZE=1 gives every file its own process).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
@@ -13,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from './lib/fresh-database.js';
 import { planProcesses } from './lib/test-processes.js';
+import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
 
@@ -32,7 +32,7 @@ function testFiles(dir: string, filter: string[]): string[] {
 }
 
 // Each run encrypts its stored secrets with a key of its own (config.ts: SECRETS_KEY).
-process.env.SECRETS_KEY ??= randomBytes(32).toString('hex');
+runSecretsKey();
 
 let exitCode: number;
 try {

@@ -12,7 +12,11 @@ const bool = z
  * table is generated from the same names; keep the two in step.
  */
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /**
+   * `development` or `test` let a process run without SECRETS_KEY (under a development key written in
+   * the repository, so anyone can open what it seals); any other value, or none, requires the key.
+   */
+  NODE_ENV: z.string().optional(),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/shelf'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
@@ -34,6 +38,12 @@ const schema = z.object({
   ANALYSIS_RUNS: z.coerce.number().int().min(1).max(10).default(1),
   // How soon a recognition pass whose worker died is retried elsewhere (the activity heartbeats at a quarter of it).
   RECOGNITION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+  // The longest one photo may take on a recognition thread (an ordinary one takes a second or two):
+  // past it the thread is ended and replaced, and the analysis fails as IMAGE_TOO_COMPLEX, refunded.
+  RECOGNITION_DEADLINE_MS: z.coerce.number().int().min(1000).max(240_000).default(30_000),
+  // How long a worker may take to stop after SIGINT/SIGTERM (in-flight passes are cancelled at once
+  // and retried elsewhere); past it the process exits anyway, recognition threads and helpers with it.
+  WORKER_STOP_DEADLINE_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
   // A workflow bundle built ahead (npm test builds one per run); unset: each worker process bundles at start.
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   ANALYSIS_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(20),
@@ -99,7 +109,8 @@ const schema = z.object({
   /**
    * Keys that encrypt the secrets kept at rest (webhook and callback signing secrets, stored
    * idempotent answers): comma-separated, 32 bytes each as 64 hex characters or base64; the first
-   * encrypts, all decrypt. Required in production; `npm start` keeps one in .data/secrets.key.
+   * encrypts, all decrypt. Required unless NODE_ENV is `development` or `test`; `npm start` keeps one
+   * in .data/secrets.key.
    */
   SECRETS_KEY: z
     .string()
@@ -124,13 +135,24 @@ function secretKeysValid(v: string): boolean {
   }
 }
 
+/** The NODE_ENV values under which a process may run without SECRETS_KEY (secrets/index.ts). */
+export const KEYLESS_ENVIRONMENTS: readonly string[] = ['development', 'test'];
+
+/** What a process without SECRETS_KEY says, in one paragraph, before it exits. */
+export const SECRETS_KEY_MISSING =
+  'SECRETS_KEY is not set. It encrypts what the service must keep but never store in clear (webhook and ' +
+  'callback signing secrets, and stored idempotent answers, which can hold a new API key), and without it ' +
+  'they would be sealed under a development key written in the repository, which anyone can read. Set ' +
+  'SECRETS_KEY to a random 32-byte key, made with `openssl rand -hex 32` or ' +
+  "`node -e \"console.log(require('node:crypto').randomBytes(32).toString('hex'))\"`, and keep it with your other secrets: " +
+  'every API, worker, migration and CLI process of one database needs the same one (several, ' +
+  'comma-separated, while rotating: the first seals, all open). Only for local development or tests, ' +
+  'NODE_ENV=development or NODE_ENV=test runs without one.';
+
 const checked = schema.superRefine((c, ctx) => {
-  if (c.NODE_ENV === 'production' && !c.SECRETS_KEY) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['SECRETS_KEY'],
-      message: 'required in production (stored secrets are encrypted with it)',
-    });
+  if (!c.SECRETS_KEY && !KEYLESS_ENVIRONMENTS.includes(c.NODE_ENV ?? '')) {
+    // No path: the paragraph names the variable itself.
+    ctx.addIssue({ code: 'custom', path: [], message: SECRETS_KEY_MISSING });
   }
 });
 
@@ -139,11 +161,16 @@ export type Config = z.infer<typeof schema>;
 /** For the README check: every variable must be documented there. */
 export const CONFIG_KEYS = Object.keys(schema.shape);
 
+/** The configuration's problems, one line (or paragraph) each; no stack trace is wanted for them. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const result = checked.safeParse(env);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+    const lines = result.error.issues.map((i) => `  ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return result.data;
 }
@@ -153,4 +180,18 @@ let cached: Config | undefined;
 export function config(): Config {
   cached ??= parseConfig();
   return cached;
+}
+
+/**
+ * For a process's entry point (API, worker, CLI, migrate): the configuration, or, when it is invalid,
+ * its problems on stderr and exit code 1: an operator's mistake, told without a stack trace.
+ */
+export function configOrExit(): Config {
+  try {
+    return config();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
 }

@@ -4,7 +4,7 @@ import { createActivities } from '../activities/index.js';
 import '../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer, localRecognitionPool } from '../src/modules/recognition/engines/local.js';
 import { createRecognizer, type Recognizer } from '../src/modules/recognition/recognizer.js';
-import { config as appConfig, type Config } from '../src/config.js';
+import { configOrExit, type Config } from '../src/config.js';
 import type { Logger } from '../src/lib/logger.js';
 import { temporalClientOn } from '../src/temporal/client.js';
 import { sdkLogger } from '../src/temporal/sdk-logger.js';
@@ -19,7 +19,7 @@ import { metrics, registry } from '../src/lib/metrics.js';
  * queue (CPU-heavy activities) with bounded concurrency, so more processes on more machines share the load.
  */
 // Each concurrent activity may hold a connection (finalize runs a transaction): size the pool to match.
-const base = appConfig();
+const base = configOrExit();
 /** The SDK's own logs go through our logger, at our level; its metrics are served for Prometheus. */
 function installSdkRuntime(config: Config, logger: Logger) {
   Runtime.install({
@@ -112,6 +112,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     shuttingDown = true;
     logger.info({ signal }, 'worker shutting down');
     workers.forEach((w) => w.shutdown());
+    // Whatever still runs then (a decode in libvips' threads, a step stuck on a dead connection) does
+    // not keep the process: it exits, and its recognition threads and OCR helpers end with it. The
+    // server hands unfinished steps to another worker after their heartbeat or start-to-close timeout.
+    setTimeout(() => {
+      logger.error({ deadlineMs: config.WORKER_STOP_DEADLINE_MS }, 'worker did not stop in time; exiting');
+      process.exit(1);
+    }, config.WORKER_STOP_DEADLINE_MS).unref();
   });
 }
 // The outbox relay: starts workflows whose rows were committed but whose start was never confirmed.

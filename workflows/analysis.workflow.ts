@@ -19,6 +19,7 @@ import {
   type FailedPass,
 } from '../src/temporal/contracts/analysis.js';
 import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
+import { IMAGE_ERROR_CODES } from '../src/temporal/contracts/image-errors.js';
 import {
   analysisFinishedSignal,
   analysisSubmittedSignal,
@@ -69,13 +70,7 @@ const dispatching = proxyActivities<DeliveryActivities>(BOOKKEEPING);
 /** Recording a finished analysis on a task whose own workflow has ended (a final task). */
 const taskBookkeeping = proxyActivities<TaskActivities>(BOOKKEEPING);
 
-const IMAGE_CODES = new Set([
-  'IMAGE_UNREACHABLE',
-  'IMAGE_HTTP_ERROR',
-  'IMAGE_NOT_AN_IMAGE',
-  'IMAGE_TOO_LARGE',
-  'IMAGE_ADDRESS_BLOCKED',
-]);
+const IMAGE_CODES = new Set<string>(IMAGE_ERROR_CODES);
 
 function failureCode(err: unknown, stage: AnalysisProgress['stage']): { code: string; message: string } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
@@ -144,6 +139,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       outcome = await bookkeeping.finalizeAnalysis({ analysisId, failedPasses: [] });
     } else {
       progress.stage = 'recognizing';
+      let imageFailure: unknown;
       const passes = Array.from({ length: prepared.totalRuns }, (_, runIndex) =>
         recognition.recognizeImage({ analysisId, runIndex }).then(
           () => {
@@ -153,11 +149,16 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
           (err: unknown) => {
             progress.passesFailed++;
             const cause = err instanceof ActivityFailure ? err.cause : err;
+            // The image itself is the reason (IMAGE_TOO_COMPLEX: it overran the recognition deadline).
+            if (cause instanceof ApplicationFailure && cause.type && IMAGE_CODES.has(cause.type)) imageFailure = err;
             return { runIndex, message: cause instanceof Error ? cause.message : String(cause) };
           },
         ),
       );
       const failedPasses = (await Promise.all(passes)).filter((f): f is FailedPass => f !== null);
+      // No pass read it, and the image is why: the analysis fails with the image's code (refunded),
+      // not RECOGNITION_FAILED. (No history before this code had a pass fail with an image code.)
+      if (imageFailure && failedPasses.length === prepared.totalRuns) throw imageFailure;
       progress.stage = 'finalizing';
       outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({
         analysisId,

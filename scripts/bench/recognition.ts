@@ -37,7 +37,7 @@ type Figures = { threads: number; photos: number; seconds: number; secondsPerPho
 /** One measurement, in this process: `threads` threads kept busy with `photos` photos. */
 async function measure(threads: number, count: number): Promise<Figures> {
   const photos = await loadShelfPhotos(resolve(values.images!));
-  const pool = new RecognitionPool(threads, model, engine);
+  const pool = new RecognitionPool(threads, { model, engine });
   await Promise.all(Array.from({ length: threads }, (_, i) => pool.run(photos[i % photos.length]!)));
   let next = 0;
   const latencies: number[] = [];

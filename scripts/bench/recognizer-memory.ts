@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import '../../src/modules/recognition/engines/index.js';
 import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
 import { loadShelfPhotos } from '../lib/shelf-photos.js';
+import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { createRecognizer } from '../../src/modules/recognition/recognizer.js';
 
 const { values } = parseArgs({
@@ -15,6 +16,7 @@ const { values } = parseArgs({
 const total = Number(values.images);
 const every = Number(values.every);
 const photos = await loadShelfPhotos(resolve(import.meta.dirname, '../../test/fixtures/synthetic-shelves'));
+runSecretsKey(); // the configuration wants one, though nothing is sealed here
 const recognizer = await createRecognizer('local');
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 let peak = 0;

@@ -4,13 +4,16 @@ import type { Config } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { freshDatabase } from '../lib/fresh-database.js';
+import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { startDevServer, type DevServer } from '../temporal.js';
 
 /**
  * What every benchmark needs: a fresh `shelf_bench` database on DATABASE_URL's server (exported as
- * DATABASE_URL), and TEMPORAL_ADDRESS or a dev server of its own. Returns what to stop at the end.
+ * DATABASE_URL), TEMPORAL_ADDRESS or a dev server of its own, and SECRETS_KEY (a random one unless
+ * set; exported too, for the API and worker processes a benchmark starts). Returns what to stop at the end.
  */
 export async function benchEnvironment(temporalPort: number): Promise<{ databaseUrl: string; devServer?: DevServer }> {
+  runSecretsKey();
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl)
     throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');

@@ -23,6 +23,7 @@ import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-pr
 import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
 import { createRecognizer, type CatalogueEntry, type Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { childProcesses } from '../lib/child-processes.js';
+import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { shelfInput } from '../lib/shelf-photos.js';
 import { readRealSplit, readRealTags } from './real-tags.js';
 import { scoreShelf, type ShelfTruth } from './score.js';
@@ -124,6 +125,7 @@ const sets = (values.images ?? DEFAULT_SETS.filter((d) => existsSync(d))).map((d
 for (const d of sets)
   if (!existsSync(join(d, 'catalogue.json'))) throw new Error(`--images ${d}: no catalogue.json there`);
 if (sets.length > 0) {
+  runSecretsKey(); // the configuration wants one, though nothing is sealed here
   const recognizer = await createRecognizer(values.recognizer!);
   // Start-up is not per image: one photo is read once untimed before any is timed (a worker pays
   // its threads' and OCR's start once in its life).

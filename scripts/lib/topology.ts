@@ -2,8 +2,9 @@
 // namespace on a fresh Temporal server, the service's database, the API and worker processes, their
 // health, and the watch on the launchers between us and whoever typed the command.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { msToTs } from '@temporalio/common';
 import pg from 'pg';
 import { createTemporalClient, temporalHealthy } from '../../src/temporal/client.js';
@@ -45,6 +46,20 @@ export async function prepareNamespace(address: string, log: (msg: string) => vo
   } finally {
     await handle.connection.close();
   }
+}
+
+/**
+ * The SECRETS_KEY of `npm run cluster`'s database (shelf_cluster): SECRETS_KEY if set, else the key
+ * kept in .data/cluster-secrets.key (mode 600, made on first use), so the cluster's processes and
+ * `npm run cluster:check`'s admin CLI open what the cluster sealed, run after run.
+ */
+export function clusterSecretsKey(): string {
+  if (process.env.SECRETS_KEY) return process.env.SECRETS_KEY;
+  const dataDir = join(root, '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const keyFile = join(dataDir, 'cluster-secrets.key');
+  if (!existsSync(keyFile)) writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  return readFileSync(keyFile, 'utf8').trim();
 }
 
 /** Creates database `name` on the server of `serverUrl` unless it exists; returns its URL. */

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { config } from '../config.js';
+import { configOrExit } from '../config.js';
 import { initORM, migrate } from '../db/orm.js';
 import { AppError, NotFoundError } from '../lib/errors.js';
 import { createLogger } from '../lib/logger.js';
@@ -141,7 +141,7 @@ if (!command || values.help) {
   process.exit(command ? 0 : 1);
 }
 
-const cfg = config();
+const cfg = configOrExit();
 const orm = await initORM(cfg.DATABASE_URL);
 let temporal: ReturnType<typeof createTemporalClient> | undefined;
 try {

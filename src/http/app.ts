@@ -15,7 +15,7 @@ import { temporalHealthy } from '../temporal/client.js';
 import { roleAllows, type AuthContext } from './auth-context.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './error-handler.js';
-import { admit, categoryOf, idempotency } from './limits.js';
+import { admit, categoryOf, idempotency, takeSlots } from './limits.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { referenceAsset, renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
@@ -88,22 +88,32 @@ function requestLog(logger: Logger) {
 }
 
 /**
- * The first step of every authenticated route: read the body (a batch's weight is in it), then
- * authenticate and take the route's rate-limit slots in one step. A body that cannot be read (413,
- * 415, malformed JSON) takes one slot, and its error is answered only once the caller is known: an
- * unauthenticated request is always a 401, and every answer to a valid key carries the headers.
+ * The first step of every authenticated route: authenticate and take the route's rate-limit slots in
+ * one step, and only then read the body, so an unknown caller's body (up to 1 MiB of JSON) is never
+ * read, and an address past its failed-authentication budget is refused before anything else (admit).
+ * A body that cannot be read (413, 415, malformed JSON) answers with the headers of the slot it took.
+ * A route whose weight is in its body (a batch: a slot per image) authenticates first, reads the body,
+ * then takes its slots: all of them, or one if the body cannot be read.
  */
 function enter(services: Services, route: RouteDefinition, authFailuresPerMinute: number) {
   const parse = jsonBody();
   const category = categoryOf(route);
-  const weightOf = route.rateLimit?.weight ?? (() => 1);
+  const weightOf = route.rateLimit?.weight;
+  const admitted = (ctx: Context, weight: number) =>
+    admit(ctx, services.keyGate, services.rateLimiter, authFailuresPerMinute, category, weight);
   return async (ctx: Context, next: Next) => {
+    if (!weightOf) {
+      await admitted(ctx, 1);
+      await parse(ctx, async () => undefined);
+      return next();
+    }
+    await admitted(ctx, 0);
     let unreadable: unknown;
     await parse(ctx, async () => undefined).catch((err: unknown) => {
       unreadable = err;
     });
     const weight = unreadable === undefined ? weightOf((ctx.request as { body?: unknown }).body) : 1;
-    await admit(ctx, services.keyGate, services.rateLimiter, authFailuresPerMinute, category, weight);
+    await takeSlots(ctx, services.keyGate, category, weight);
     if (unreadable !== undefined) throw unreadable;
     return next();
   };
@@ -175,7 +185,8 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   });
   docs.get('/docs', (ctx) => {
     ctx.type = 'text/html';
-    ctx.body = referencePage;
+    ctx.set('Content-Security-Policy', referencePage.contentSecurityPolicy);
+    ctx.body = referencePage.html;
   });
   docs.get('/docs/assets/*file', async (ctx) => {
     const file = ctx.params.file as string | string[];

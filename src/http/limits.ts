@@ -9,9 +9,10 @@ import {
   type HeldClaim,
   type IdempotencyService,
 } from '../modules/idempotency/idempotency.service.js';
-import type { KeyGate } from '../modules/api-keys/key-gate.js';
+import { AddressOverBudgetError, type AddressBudget, type KeyGate } from '../modules/api-keys/key-gate.js';
 import type { RateLimiter, RateLimitResult } from '../modules/rate-limits/rate-limiter.js';
 import type { AuthContext } from './auth-context.js';
+import { clientAddressKey } from './client-address.js';
 import type { RouteDefinition } from './route.js';
 import { errorBody, toAppError } from './error-handler.js';
 import { metrics } from '../lib/metrics.js';
@@ -45,11 +46,14 @@ export function categoryOf(route: Pick<RouteDefinition, 'method' | 'rateLimit'>)
 /**
  * The door every API request goes through: authenticate the key and take `weight` slots of its
  * `category` window in one step (KeyGate), set the rate-limit headers, refuse with 429 when the
- * window is full (consuming nothing).
+ * window is full (consuming nothing). Weight 0 only authenticates: the caller takes its slots with
+ * `takeSlots` once it knows how many (a batch's are in its body).
  *
- * Failed authentications count per client address (default 30 a minute), so key guessing is slow.
- * Only failures are refused: a request with a valid key always passes, so one address (a load
- * balancer, an office NAT) full of bad keys never locks out the clients behind it.
+ * Failed authentications count per client address (default 30 a minute; an IPv6 address by its /64,
+ * clientAddressKey), so key guessing is slow. That budget is checked first, in the same call: an
+ * address past it is refused with 429 before its key is looked up, and before its body is read (the
+ * body is read only after this), whatever key it sends. A refused request takes nothing, so the
+ * address gets tries back as its failures leave the window.
  */
 export async function admit(
   ctx: Context,
@@ -59,30 +63,40 @@ export async function admit(
   category: RateLimitCategory,
   weight: number,
 ) {
+  const address: AddressBudget = { bucket: `authfail:${clientAddressKey(ctx.ip)}`, limit: authFailuresPerMinute };
   let entered: Awaited<ReturnType<KeyGate['enter']>>;
   try {
-    entered = await gate.enter(ctx.get('authorization') || undefined, category, weight);
+    entered = await gate.enter(ctx.get('authorization') || undefined, category, weight, address);
   } catch (err) {
+    if (err instanceof AddressOverBudgetError) refuse(ctx, err.window, 'auth_failures');
     if (err instanceof AppError && err.status === 401) {
-      const counted = await limiter.consume(`authfail:${ctx.ip}`, authFailuresPerMinute, 1);
+      const counted = await limiter.consume(address.bucket, authFailuresPerMinute, 1);
       // A 401 describes the limit it counts against: this address's failed authentications.
       setHeaders(ctx, counted);
-      if (!counted.allowed) {
-        ctx.set('Retry-After', String(counted.retryAfter));
-        metrics.rateLimitRefusals.inc({ category: 'auth_failures' });
-        throw new RateLimitedError(counted);
-      }
+      if (!counted.allowed) refuse(ctx, counted, 'auth_failures');
     }
     throw err;
   }
   ctx.state.auth = entered.owner satisfies AuthContext;
   ctx.state.rateLimited = true;
-  setHeaders(ctx, entered.rate);
-  if (!entered.rate.allowed) {
-    ctx.set('Retry-After', String(entered.rate.retryAfter));
-    metrics.rateLimitRefusals.inc({ category });
-    throw new RateLimitedError(entered.rate);
-  }
+  if (weight > 0) allowOrRefuse(ctx, category, entered.rate);
+}
+
+/** After `admit` with weight 0: takes `weight` slots of the caller's `category` window, or 429. */
+export async function takeSlots(ctx: Context, gate: KeyGate, category: RateLimitCategory, weight: number) {
+  allowOrRefuse(ctx, category, await gate.take(ctx.state.auth as AuthContext, category, weight));
+}
+
+function allowOrRefuse(ctx: Context, category: RateLimitCategory, rate: RateLimitResult) {
+  setHeaders(ctx, rate);
+  if (!rate.allowed) refuse(ctx, rate, category);
+}
+
+function refuse(ctx: Context, window: RateLimitResult, counter: RateLimitCategory | 'auth_failures'): never {
+  setHeaders(ctx, window);
+  ctx.set('Retry-After', String(window.retryAfter));
+  metrics.rateLimitRefusals.inc({ category: counter });
+  throw new RateLimitedError(window);
 }
 
 /**

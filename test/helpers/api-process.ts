@@ -8,9 +8,12 @@ const root = resolve(import.meta.dirname, '../..');
  * A second API process (`src/bin/api.ts`), as production runs one, on a free port, once it answers
  * /health/live. A port taken between the pick and the listen (an outgoing connection's source port,
  * another test's listener) ends that process at once: it is started again on another port, and a
- * process that ends three times, or never answers, fails with what it wrote to stderr.
+ * process that ends three times, or never answers, fails with what it wrote to stderr. `env` is laid over
+ * the test process's environment; a variable given as undefined is left unset.
  */
-export async function startApiProcess(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+export async function startApiProcess(
+  env: Record<string, string | undefined>,
+): Promise<{ child: ChildProcess; base: string }> {
   let stderr = '';
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freePort();

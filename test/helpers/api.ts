@@ -10,6 +10,8 @@ import { createApiTemporalClient } from '../../src/temporal/client.js';
 
 export type TestApi = {
   baseUrl: string;
+  /** The HTTP server the app listens with (to watch requests as Node hands them over). */
+  server: Server;
   runtime: Runtime;
   routes: RouteDefinition[];
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
@@ -30,6 +32,7 @@ export async function startTestApi(overrides: Partial<Config> = {}): Promise<Tes
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl,
+    server,
     runtime,
     routes,
     request: (method, path, opts) => request(baseUrl, method, path, opts),

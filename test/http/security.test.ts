@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../src/db/sql.js';
@@ -7,6 +8,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { createServices } from '../../src/services.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { uniquePrefix } from '../helpers/worker.js';
 
 describe('security: roles before replays, secrets at rest, per-address limits, exact routing', () => {
@@ -183,7 +185,7 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     assert.match(out, /\[redacted\]/);
   });
 
-  it('bad keys from one address never refuse a valid key from it, and X-Forwarded-For entries left of the proxy hops are not trusted', async () => {
+  it('past its failed-authentication budget an address is refused first, a valid key too: before the key is looked up or the body read', async () => {
     const org = await createTestOrg(api.runtime);
     const bad = `svc_live_${'2'.repeat(64)}`;
     const statuses: number[] = [];
@@ -194,17 +196,86 @@ describe('security: roles before replays, secrets at rest, per-address limits, e
     }
     assert.deepEqual(statuses.slice(0, 30), Array(30).fill(401));
     assert.deepEqual(statuses.slice(30), Array(10).fill(429), 'forged leftmost entries do not dodge the limiter');
-    const valid = await api.request('GET', '/places', {
-      key: org.keys.read,
-      headers: { 'x-forwarded-for': '198.51.100.200, 203.0.113.90' },
+
+    // The address is past its budget whatever key it sends: its key is not looked up (decisions.md).
+    const from = { 'x-forwarded-for': '198.51.100.200, 203.0.113.90' };
+    const valid = await api.request('GET', '/places', { key: org.keys.read, headers: from });
+    assert.equal(valid.status, 429, 'a valid key from that address is refused too');
+    assert.equal(valid.body.error.code, 'RATE_LIMITED');
+    const { retryAfter, ...rest } = valid.body.error.details;
+    assert.deepEqual(rest, { limit: 30, window: '60s' });
+    assert.ok(retryAfter >= 1 && retryAfter <= 61, String(retryAfter));
+    assert.equal(valid.headers.get('retry-after'), String(retryAfter));
+    assert.equal(valid.headers.get('x-ratelimit-limit'), '30');
+    assert.equal(valid.headers.get('x-ratelimit-remaining'), '0');
+    // Nor is its body read: a body over the 1 MiB JSON limit is not a 413, malformed JSON not a 422.
+    const json = { ...from, 'content-type': 'application/json' };
+    const huge = await api.request('POST', '/places', {
+      key: org.keys.write,
+      rawBody: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: json,
     });
-    assert.equal(valid.status, 200, 'a valid key from the same address is served');
+    assert.equal(huge.status, 429, huge.text.slice(0, 200));
+    const malformed = await api.request('POST', '/analyses/batch', {
+      key: org.keys.write,
+      rawBody: '{"images": [',
+      headers: json,
+    });
+    assert.equal(malformed.status, 429, malformed.text);
+    assert.equal(malformed.body.error.code, 'RATE_LIMITED');
+
     // Nor can a forged entry lock a victim out: the victim's real address is its own bucket.
     const victim = await api.request('GET', '/places', {
       key: bad,
       headers: { 'x-forwarded-for': '203.0.113.90, 203.0.113.91' },
     });
     assert.equal(victim.status, 401);
+    const served = await api.request('GET', '/places', {
+      key: org.keys.read,
+      headers: { 'x-forwarded-for': '203.0.113.90, 203.0.113.91' },
+    });
+    assert.equal(served.status, 200);
+  });
+
+  it("an unknown caller's body is never read: the 401 comes first", async () => {
+    const bad = `svc_live_${'4'.repeat(64)}`;
+    // What Node's request stream says when the answer is finished: had anything read the body yet?
+    const bodyRead: boolean[] = [];
+    const watch = (req: IncomingMessage, res: ServerResponse) =>
+      res.on('finish', () => bodyRead.push(req.readableDidRead));
+    api.server.on('request', watch);
+    try {
+      const headers = { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.140' };
+      for (const path of ['/places', '/analyses/batch']) {
+        const res = await api.request('POST', path, { key: bad, rawBody: '{"title": ', headers });
+        assert.equal(res.status, 401, `${path}: ${res.text}`);
+        assert.equal(res.body.error.code, 'INVALID_API_KEY');
+      }
+      await waitFor('both answers finished', async () => bodyRead.length === 2);
+      assert.deepEqual(bodyRead, [false, false]);
+    } finally {
+      api.server.off('request', watch);
+    }
+  });
+
+  it('an IPv6 client counts by its /64, an IPv4-mapped address as its IPv4 address', async () => {
+    const bad = `svc_live_${'5'.repeat(64)}`;
+    const get = (address: string) =>
+      api.request('GET', '/places', { key: bad, headers: { 'x-forwarded-for': address } });
+    const statuses: number[] = [];
+    // 30 failures, each from another address of 2001:db8:36:64::/64.
+    for (let i = 0; i < 30; i++) statuses.push((await get(`2001:db8:36:64:${i.toString(16)}::${i + 1}`)).status);
+    assert.deepEqual(statuses, Array(30).fill(401));
+    assert.equal((await get('2001:db8:36:64:ffff:ffff:ffff:fffe')).status, 429, 'the same /64');
+    assert.equal((await get('2001:0db8:0036:0064::1')).status, 429, 'the same /64, spelt otherwise');
+    assert.equal((await get('2001:db8:36:65::1')).status, 401, 'the next /64 has its own budget');
+
+    // 203.0.113.136 and ::ffff:203.0.113.136 (::ffff:cb00:7188) are one client.
+    const mapped: number[] = [];
+    for (let i = 0; i < 30; i++) mapped.push((await get(i % 2 ? '::ffff:203.0.113.136' : '203.0.113.136')).status);
+    assert.deepEqual(mapped, Array(30).fill(401));
+    assert.equal((await get('::ffff:cb00:7188')).status, 429);
+    assert.equal((await get('203.0.113.136')).status, 429);
   });
 
   it('routing is strict and case-sensitive; rate categories come from the matched route; no handler runs without a caller', async () => {

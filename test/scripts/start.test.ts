@@ -11,7 +11,7 @@ import { uniquePrefix } from '../helpers/worker.js';
 const root = resolve(import.meta.dirname, '../..');
 
 /** Every process on the machine: pid, process group and command line (Linux /proc). */
-function processes(): { pid: number; pgid: number; cmd: string }[] {
+function processes(): { pid: number; ppid: number; pgid: number; cmd: string }[] {
   return readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .flatMap((pid) => {
@@ -19,7 +19,7 @@ function processes(): { pid: number; pgid: number; cmd: string }[] {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-        return [{ pid: Number(pid), pgid: Number(fields[2]), cmd }];
+        return [{ pid: Number(pid), ppid: Number(fields[1]), pgid: Number(fields[2]), cmd }];
       } catch {
         return [];
       }
@@ -84,9 +84,16 @@ describe('npm start (scripts/start.ts)', () => {
       ]);
       const stack = all.filter((p) => groups.has(p.pgid));
       const database = stack.find((p) => p.cmd.includes(`${dataDir}/postgres`) && /postgres -D/.test(p.cmd));
-      const api = stack.find((p) => p.cmd.includes('src/bin/api.ts') && p.cmd.includes('loader'));
-      const worker = stack.find((p) => p.cmd.includes('workers/main.ts') && p.cmd.includes('loader'));
+      // The Node processes running them (a tsx launcher, if any, runs Node as its child).
+      const runs = (entry: string) => (p: { cmd: string }) => p.cmd.includes(entry) && !p.cmd.includes('.bin/tsx');
+      const api = stack.find(runs('src/bin/api.ts'));
+      const worker = stack.find(runs('workers/main.ts'));
       assert.ok(database && api && worker, `database, API and worker processes: ${JSON.stringify(stack)}`);
+      // The stack's own children, not a launcher's: a SIGKILL after the stop grace reaches the API and
+      // the worker themselves (tsx's launcher cannot pass it on to the Node it runs).
+      const stackPid = all.find((p) => p.cmd.includes('start-stack.ts') && groups.has(p.pgid))!.pid;
+      assert.equal(api.ppid, stackPid, `the API is the stack's child: ${JSON.stringify(stack)}`);
+      assert.equal(worker.ppid, stackPid, `the worker is the stack's child: ${JSON.stringify(stack)}`);
       // Out of the terminal's reach: a Ctrl-C must come to them through the launcher, in order.
       assert.notEqual(database.pgid, launcher.pid, 'the database is not in the terminal-facing process group');
 

@@ -35,9 +35,9 @@ a as (
          r.callback_url, r.callback_secret, ?::int, 0
     from r, u, o where r.ord <= u.k),
 c as (
-  insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, created_at)
+  insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, plan_period_start, created_at)
   select r.entry_id, o.id, case when r.ord <= u.from_plan then -1 else 0 end, case when r.ord <= u.from_plan then 0 else -1 end,
-         'analysis', r.id, 0, ?::timestamptz
+         'analysis', r.id, 0, o.period_start, ?::timestamptz
     from r, u, o where r.ord <= u.k)
 select o.plan_credits as plan_before, o.payg_credits as payg_before, o.k::int as k, exists (select 1 from u) as charged from o`;
 

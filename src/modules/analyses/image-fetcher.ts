@@ -1,15 +1,8 @@
 import sharp, { type Metadata } from 'sharp';
 import { OutboundAddressError } from '../../lib/outbound/address-guard.js';
 import { OversizeError, outboundRequest } from '../../lib/outbound/http-client.js';
-
-export const IMAGE_ERROR_CODES = [
-  'IMAGE_UNREACHABLE',
-  'IMAGE_HTTP_ERROR',
-  'IMAGE_NOT_AN_IMAGE',
-  'IMAGE_TOO_LARGE',
-  'IMAGE_ADDRESS_BLOCKED',
-] as const;
-export type ImageErrorCode = (typeof IMAGE_ERROR_CODES)[number];
+import type { ImageErrorCode } from '../../temporal/contracts/image-errors.js';
+import { BYTES_PER_SAMPLE, otherImageFormat, sniffFormat, type PhotoFormat } from '../../lib/image-format.js';
 
 /**
  * `retryable` separates a flaky host (try again) from an answer that will not change. `message` is
@@ -39,13 +32,26 @@ export type ImageFetchOptions = {
 };
 
 /**
- * Work per image is bounded before it is done: the header's dimensions are checked against
- * IMAGE_MAX_PIXELS before anything is decoded (a 311 KB PNG can claim 10000×10000), decoders refuse
- * more than that, and what is kept for recognition is at most RECOGNITION_MAX_SIDE on its longest side.
- * Recognition then works on at most 4096×4096×3 bytes (~50 MB) per copy, whatever was sent.
+ * Work per image is bounded before it is done: the format is read from the bytes and must be one
+ * shelf photos come in; the header's dimensions are checked against IMAGE_MAX_PIXELS before anything
+ * is decoded (a 311 KB PNG can claim 10000×10000), and so is what decoding would allocate (pixels ×
+ * channels × bytes a sample: a 16-bit RGBA image takes 8 bytes a pixel, not 3); decoders refuse more
+ * pixels than that; and what is kept for recognition is at most RECOGNITION_MAX_SIDE on its longest
+ * side. Recognition then works on at most 4096×4096×3 bytes (~50 MB) per copy, whatever was sent.
  */
 export const DEFAULT_MAX_PIXELS = 64_000_000;
 export const RECOGNITION_MAX_SIDE = 4096;
+
+/** The public refusal of a format outside the allow-list (the client can convert and send again). */
+function unsupported(found: PhotoFormat | 'heic' | null): ImageError {
+  return new ImageError(
+    'IMAGE_UNSUPPORTED',
+    found === 'heic'
+      ? 'HEIC images are not supported; send the photo as JPEG, PNG, WebP or AVIF.'
+      : 'The image is not in a supported format; send the photo as JPEG, PNG, WebP or AVIF.',
+    false,
+  );
+}
 
 export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<FetchedImage> {
   const maxPixels = opts.maxPixels ?? DEFAULT_MAX_PIXELS;
@@ -99,6 +105,9 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
   if (contentType && !contentType.startsWith('image/') && contentType !== 'application/octet-stream') {
     throw new ImageError('IMAGE_NOT_AN_IMAGE', `The URL returned '${contentType}', not an image.`, false);
   }
+  const format = sniffFormat(res.body);
+  if (format === 'heic' || (format === null && otherImageFormat(res.body))) throw unsupported(format);
+  if (format === null) throw new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false);
   let meta: Metadata;
   try {
     // Reads the header only: nothing is decoded yet.
@@ -112,10 +121,24 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
       (err as Error).message,
     );
   }
+  // The signature and the decoder must agree (an AVIF brand over a HEVC payload, say).
+  const decodedAs = meta.format === 'heif' ? (meta.compression === 'av1' ? 'avif' : 'heic') : meta.format;
+  if (decodedAs !== format) throw unsupported(decodedAs === 'heic' ? 'heic' : null);
   if (meta.width * meta.height > maxPixels) {
     throw new ImageError(
       'IMAGE_TOO_LARGE',
       `The image is ${meta.width}×${meta.height} pixels; at most ${maxPixels.toLocaleString('en')} pixels are accepted.`,
+      false,
+    );
+  }
+  // What decoding allocates, against what an 8-bit RGB photo at the pixel limit would.
+  const sampleBytes = BYTES_PER_SAMPLE[meta.depth ?? 'uchar'] ?? 8;
+  const decodedBytes = meta.width * meta.height * (meta.channels ?? 3) * sampleBytes;
+  if (decodedBytes > maxPixels * 3) {
+    const mb = (n: number) => Math.ceil(n / 1_000_000).toLocaleString('en');
+    throw new ImageError(
+      'IMAGE_TOO_COMPLEX',
+      `The image would take ${mb(decodedBytes)} MB to decode (${meta.width}×${meta.height}, ${meta.channels} channels of ${sampleBytes * 8} bits); at most ${mb(maxPixels * 3)} MB are accepted. Send an 8-bit RGB photo.`,
       false,
     );
   }
@@ -124,7 +147,7 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
     // A full decode catches truncated files that still have a valid header.
     await decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer();
     if (Math.max(meta.width, meta.height) <= maxSide)
-      return { bytes: res.body, contentType: `image/${meta.format}`, width: meta.width, height: meta.height };
+      return { bytes: res.body, contentType: `image/${format}`, width: meta.width, height: meta.height };
     // Larger than recognition needs: keep a copy at most maxSide on its longest side, upright.
     const { data, info } = await decoder()
       .rotate()

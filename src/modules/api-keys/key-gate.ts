@@ -18,16 +18,71 @@ const PLAN_LIMITS_JSON = JSON.stringify(
   Object.fromEntries(Object.entries(PLANS).map(([tier, limits]) => [tier, limits.rateLimits])),
 );
 
-type Take = { em: EntityManager; hash: string; category: RateLimitCategory; weight: number };
-
-const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb)`;
 /**
- * Several takes in one statement, in arrival order: each call of the function sees the rows the
- * calls before it wrote (a volatile function takes a new snapshot per statement), so the counts are
- * those of the same takes made one after the other. A key not found has no row.
+ * A client address's failed-authentication window: its bucket (`authfail:<address key>`) and how many
+ * failures a minute it allows. An address with no room for one more is refused before anything else.
  */
-const TAKE_MANY = `select u.n::int as n, t.* from unnest(?::text[], ?::text[], ?::int[]) with ordinality as u(h, c, w, n)
-  cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb) t`;
+export type AddressBudget = { bucket: string; limit: number };
+
+/** The client address is past its failed-authentication budget: refused before its key is looked up. */
+export class AddressOverBudgetError extends Error {
+  constructor(readonly window: RateLimitResult) {
+    super('this address is past its failed-authentication budget');
+  }
+}
+
+export type Take = {
+  em: EntityManager;
+  hash: string;
+  category: RateLimitCategory;
+  weight: number;
+  address: AddressBudget | null;
+};
+
+const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb, ?, ?::int)`;
+/**
+ * Several takes in one statement: each call of the function sees the rows the calls before it wrote
+ * (a volatile function takes a new snapshot per statement), so the counts are those of the same takes
+ * made one after the other. A key not found has no row. Each call locks its bucket's row until the
+ * statement ends, so the calls go in the order of `takeGroup`'s arrays, which is one order for every
+ * process (below).
+ */
+const TAKE_MANY = `select u.n::int as n, t.*
+  from unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::int[]) with ordinality as u(h, c, w, ab, al, n)
+  cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb, u.ab, u.al) t`;
+
+/** Orders takes by bucket (key hash, then category), and takes of one bucket in arrival order. */
+function lockOrder(items: Take[]): number[] {
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return items
+    .map((_, i) => i)
+    .sort((i, j) => cmp(items[i]!.hash, items[j]!.hash) || cmp(items[i]!.category, items[j]!.category) || i - j);
+}
+
+/**
+ * One statement for a group of takes, answered in the group's order. The takes are made in bucket
+ * order, not arrival order: a statement holds each bucket's row lock until it ends, so two processes
+ * whose groups name the same buckets in opposite orders would each hold a row the other waits for;
+ * PostgreSQL then aborts one statement as a deadlock (after `deadlock_timeout`, 1 s), and every take of
+ * that group is made again alone. In one order for everybody, the second waits for the first instead.
+ * Takes of the same bucket keep their arrival order, so each request still gets the count, the 429
+ * or the 401 it would have got alone; the order between buckets changes no answer.
+ */
+export async function takeGroup(em: EntityManager, items: Take[]): Promise<(TakeRow | null)[]> {
+  const order = lockOrder(items);
+  const rows = await preparedSql<TakeRow & { n: number }>(em, TAKE_MANY, [
+    order.map((i) => items[i]!.hash),
+    order.map((i) => items[i]!.category),
+    order.map((i) => items[i]!.weight),
+    order.map((i) => items[i]!.address?.bucket ?? null),
+    order.map((i) => items[i]!.address?.limit ?? 0),
+    PLAN_LIMITS_JSON,
+  ]);
+  // Row n answers the n-th take of the statement, which is take order[n - 1] of the group.
+  const answers: (TakeRow | null)[] = items.map(() => null);
+  for (const row of rows) answers[order[row.n - 1]!] = row;
+  return answers;
+}
 
 /**
  * The PostgreSQL store's takes, grouped (lib/group-commit.ts, no linger): the requests read in one
@@ -39,23 +94,23 @@ const TAKE_MANY = `select u.n::int as n, t.* from unnest(?::text[], ?::text[], ?
 const takes = new GroupCommit<Take, TakeRow | null>(
   async (_key, items) => {
     if (items.length === 1) {
-      const { em, hash, category, weight } = items[0]!;
-      const [row] = await preparedSql<TakeRow>(em, TAKE_ONE, [hash, category, weight, PLAN_LIMITS_JSON]);
+      const { em, hash, category, weight, address } = items[0]!;
+      const [row] = await preparedSql<TakeRow>(em, TAKE_ONE, [
+        hash,
+        category,
+        weight,
+        PLAN_LIMITS_JSON,
+        address?.bucket ?? null,
+        address?.limit ?? 0,
+      ]);
       return [row ?? null];
     }
-    const rows = await preparedSql<TakeRow & { n: number }>(items[0]!.em, TAKE_MANY, [
-      items.map((i) => i.hash),
-      items.map((i) => i.category),
-      items.map((i) => i.weight),
-      PLAN_LIMITS_JSON,
-    ]);
-    const byPosition = new Map(rows.map((r) => [r.n, r]));
-    return items.map((_, i) => byPosition.get(i + 1) ?? null);
+    return takeGroup(items[0]!.em, items);
   },
   { maxGroup: 64 },
 );
 
-type TakeRow = {
+export type TakeRow = {
   api_key_id: string;
   organisation_id: string;
   role: ApiKeyRole;
@@ -66,14 +121,27 @@ type TakeRow = {
   used: number;
   reset_at: string | number;
   retry_after: number;
+  /** The address was past its budget: no key looked up, the other columns its window's. */
+  address_refused: boolean;
 };
+
+function rateOf(row: Pick<TakeRow, 'allowed' | 'rate_limit' | 'used' | 'reset_at' | 'retry_after'>): RateLimitResult {
+  return {
+    allowed: row.allowed,
+    limit: row.rate_limit,
+    remaining: Math.max(0, row.rate_limit - row.used),
+    resetAt: Number(row.reset_at),
+    retryAfter: row.retry_after,
+  };
+}
 
 /**
  * Who is calling, and may they make one more request of this category: the first thing every API
- * request does. Keys are looked up on every request, never cached, so a revoked key fails on the very
- * next request on every process. With the PostgreSQL rate-limit store the lookup and the take are one
- * function call (`api_key_take`), one round trip shared by the requests that arrive together; with
- * Redis, one query and one script.
+ * request does, after one check: is the client address past its failed-authentication budget? Keys
+ * are looked up on every request, never cached, so a revoked key fails on the very next request on
+ * every process. With the PostgreSQL rate-limit store the address check, the lookup and the take are
+ * one function call (`api_key_take`), one round trip shared by the requests that arrive together; with
+ * Redis, two scripts and one query.
  */
 export class KeyGate {
   private readonly repo: ApiKeyRepository;
@@ -109,21 +177,37 @@ export class KeyGate {
     return owner;
   }
 
-  /** Authenticates and takes `weight` slots of the key's `category` window (all or nothing). */
+  /**
+   * Authenticates and takes `weight` slots of the key's `category` window (all or nothing); weight 0
+   * only authenticates (the caller takes its slots later, `take`). With `address`, the client
+   * address's failed-authentication budget is checked first: past it, AddressOverBudgetError, and
+   * the key is not looked up.
+   */
   async enter(
     header: string | undefined,
     category: RateLimitCategory,
     weight: number,
+    address: AddressBudget | null = null,
   ): Promise<{ owner: KeyOwner; rate: RateLimitResult }> {
     const hash = this.hashOf(header);
     if (this.limiter.usesRedis) {
+      if (address) {
+        const window = await this.limiter.check(address.bucket, address.limit);
+        if (!window.allowed) throw new AddressOverBudgetError(window);
+      }
       const owner = await this.repo.findActiveOwner(hash);
       if (!owner) throw new InvalidApiKeyError();
       this.touch(owner.apiKeyId);
       const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
-      return { owner, rate: await this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight) };
+      const bucket = `key:${owner.apiKeyId}:${category}`;
+      return {
+        owner,
+        rate:
+          weight > 0 ? await this.limiter.consume(bucket, limit, weight) : await this.limiter.check(bucket, limit, 0),
+      };
     }
-    const row = await takes.submit(databaseKey(this.em), { em: this.em, hash, category, weight });
+    const row = await takes.submit(databaseKey(this.em), { em: this.em, hash, category, weight, address });
+    if (row?.address_refused) throw new AddressOverBudgetError(rateOf(row));
     if (!row) throw new InvalidApiKeyError();
     this.touch(row.api_key_id);
     const owner: KeyOwner = {
@@ -133,13 +217,12 @@ export class KeyGate {
       plan: row.plan,
       customLimits: row.custom_limits,
     };
-    const rate: RateLimitResult = {
-      allowed: row.allowed,
-      limit: row.rate_limit,
-      remaining: Math.max(0, row.rate_limit - row.used),
-      resetAt: Number(row.reset_at),
-      retryAfter: row.retry_after,
-    };
-    return { owner, rate };
+    return { owner, rate: rateOf(row) };
+  }
+
+  /** Takes `weight` slots of an authenticated key's `category` window (after `enter` with weight 0). */
+  take(owner: KeyOwner, category: RateLimitCategory, weight: number): Promise<RateLimitResult> {
+    const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
+    return this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight);
   }
 }

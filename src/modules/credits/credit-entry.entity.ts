@@ -32,6 +32,12 @@ export const CreditEntry = defineEntity({
      * the organisation and reason, so a period is renewed at most once whatever retries happen.
      */
     periodStart: p.datetime().nullable(),
+    /**
+     * For an analysis' charge: the start of the plan period it was charged in, read under the
+     * organisation's row lock (so a charge is wholly before or after a renewal). A refund gives a plan
+     * credit back only while that period is current: the renewal expired the plan pool it came from.
+     */
+    planPeriodStart: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   uniques: [

@@ -7,18 +7,22 @@ import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
 
 export type CreditPool = 'plan' | 'payg';
+
+/** The note of a refund that gives nothing back: its plan credit's period had ended. */
+export const EXPIRED_REFUND_NOTE =
+  'plan credit not restored: charged in a plan period that has ended, whose unused plan credits expired';
 export type Balance = { plan: number; payg: number; remaining: number };
 
 /**
  * The charge of a group of single submissions, as CTEs for a statement to continue: `o`, the
- * organisation's row locked and `k`, how many of the `?::int` requested credits it has; `u`, the
+ * organisation's row locked (with its `period_start`, which the charges record) and `k`, how many of the `?::int` requested credits it has; `u`, the
  * UPDATE taking those `k`, plan credits first, only if at least the third `?` stay (else `u` is empty
  * and nothing is taken). `u` returns `k`, `from_plan` and the balances left. Parameters: the number
  * requested, the organisation id, the balance to keep. consumeEach and
  * AnalysisRepository.chargeAndInsert both run it, so the rule of which pool pays lives here only.
  */
 export const CHARGE_EACH = `with o as (
-  select id, plan_credits, payg_credits, least(?::int, plan_credits + payg_credits) as k
+  select id, plan_credits, payg_credits, period_start, least(?::int, plan_credits + payg_credits) as k
     from organisations where id = ? for update),
 u as (
   update organisations t
@@ -65,16 +69,16 @@ export class CreditService {
    */
   async consume(em: EntityManager, organisationId: string, analysisIds: string[], attempt = 0): Promise<Balance> {
     const n = analysisIds.length;
-    const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number }>(
+    const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number; period_start: Date }>(
       em,
-      `with o as (select id, plan_credits, payg_credits from organisations where id = ? for update)
+      `with o as (select id, plan_credits, payg_credits, period_start from organisations where id = ? for update)
        update organisations t
           set plan_credits = o.plan_credits - least(o.plan_credits, ?),
               payg_credits = o.payg_credits - (? - least(o.plan_credits, ?)),
               updated_at = now()
          from o
         where t.id = o.id and o.plan_credits + o.payg_credits >= ?
-       returning least(o.plan_credits, ?) as plan_taken, t.plan_credits, t.payg_credits`,
+       returning least(o.plan_credits, ?) as plan_taken, t.plan_credits, t.payg_credits, o.period_start`,
       [organisationId, n, n, n, n, n],
     );
     const row = rows[0];
@@ -92,6 +96,7 @@ export class CreditService {
         reason: 'analysis',
         analysisId,
         attempt,
+        planPeriodStart: row.period_start,
       });
     });
     afterCommit(em, () => metrics.creditsCharged.inc(analysisIds.length));
@@ -109,10 +114,17 @@ export class CreditService {
     analysisIds: string[],
   ): Promise<{ taken: number; balance: Balance }> {
     const n = analysisIds.length;
-    const [row] = await sql<{ plan_before: number; payg_before: number; plan_credits: number; payg_credits: number }>(
+    const [row] = await sql<{
+      plan_before: number;
+      payg_before: number;
+      plan_credits: number;
+      payg_credits: number;
+      period_start: Date;
+    }>(
       em,
       `${CHARGE_EACH}
-       select o.plan_credits as plan_before, o.payg_credits as payg_before, u.plan_credits, u.payg_credits from o, u`,
+       select o.plan_credits as plan_before, o.payg_credits as payg_before, u.plan_credits, u.payg_credits, o.period_start
+         from o, u`,
       // Keep at least 0: never refused, the balance cannot go under it.
       [n, organisationId, 0],
     );
@@ -127,6 +139,7 @@ export class CreditService {
         paygDelta: i < fromPlan ? 0 : -1,
         reason: 'analysis',
         analysisId,
+        planPeriodStart: row.period_start,
       });
     });
     if (taken > 0) afterCommit(em, () => metrics.creditsCharged.inc(taken));
@@ -140,20 +153,46 @@ export class CreditService {
    * Gives a failed analysis its credit back, to the pool it came from, exactly once per charge: the
    * refund takes the number of the analysis' latest charge (its submission's, or a retry's), and the
    * ledger's unique (analysis, reason, attempt) makes a second refund insert nothing and change nothing.
+   *
+   * A plan credit goes back only while the plan period it was charged in is current. A renewal
+   * expired what was left of that period's plan pool and granted the new period its own; had the
+   * analysis never been submitted, its credit would have expired with the others, so putting it
+   * into the new pool would hand the organisation an expired credit. Its refund entry then moves
+   * nothing and its note says why (it still settles the charge: a retry charges again). Pay-as-you-go
+   * credits do not expire and always go back. The organisation's row is locked before its period is
+   * read, so a renewal is wholly before or after the refund.
+   * Returns whether a credit was given back.
    */
   async refund(em: EntityManager, analysisId: string): Promise<boolean> {
+    const [charge] = await sql<{ organisation_id: string; plan_period_start: Date | null }>(
+      em,
+      `select organisation_id, plan_period_start from credit_entries
+        where analysis_id = ? and reason = 'analysis' order by attempt desc limit 1`,
+      [analysisId],
+    );
+    if (!charge) return false;
+    const [org] = await sql<{ period_start: Date }>(
+      em,
+      `select period_start from organisations where id = ? for update`,
+      [charge.organisation_id],
+    );
+    // Periods only move on: a renewal's period starts where the one before ended, after any start
+    // before it. A charge recorded before charges carried their period (null) is of a period that ended.
+    const periodEnded =
+      !org || !charge.plan_period_start || new Date(charge.plan_period_start) < new Date(org.period_start);
     const inserted = await sql<{ organisation_id: string; plan_delta: number; payg_delta: number }>(
       em,
-      `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, created_at)
-       select ?, organisation_id, -plan_delta, -payg_delta, 'refund', analysis_id, attempt, now()
+      `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, note, created_at)
+       select ?, organisation_id, case when ? then 0 else -plan_delta end, -payg_delta, 'refund', analysis_id, attempt,
+              case when ? and plan_delta < 0 then ? end, now()
          from credit_entries where analysis_id = ? and reason = 'analysis'
         order by attempt desc limit 1
        on conflict (analysis_id, reason, attempt) do nothing
        returning organisation_id, plan_delta, payg_delta`,
-      [newId('creditEntry'), analysisId],
+      [newId('creditEntry'), periodEnded, periodEnded, EXPIRED_REFUND_NOTE, analysisId],
     );
     const row = inserted[0];
-    if (!row) return false;
+    if (!row || (row.plan_delta === 0 && row.payg_delta === 0)) return false;
     await sql(
       em,
       `update organisations set plan_credits = plan_credits + ?, payg_credits = payg_credits + ?, updated_at = now() where id = ?`,

@@ -50,12 +50,17 @@ export class RateLimiter {
     return toResult(limit, row!);
   }
 
+  /** Would `weight` slots fit now? The answer a take would give, taking nothing. */
+  async check(bucket: string, limit: number, weight = 1): Promise<RateLimitResult> {
+    const row = this.redis
+      ? await this.redis().take(bucket, limit, weight, false)
+      : (await sql<Row>(this.em, `select * from rate_limit_take(?, ?, ?, false)`, [bucket, limit, weight]))[0]!;
+    return toResult(limit, row);
+  }
+
   /** Read-only view for the usage endpoint. */
   async peek(bucket: string, limit: number): Promise<{ limit: number; remaining: number; resetAt: number }> {
-    const row = this.redis
-      ? await this.redis().take(bucket, limit, 1, false)
-      : (await sql<Row>(this.em, `select * from rate_limit_take(?, ?, 1, false)`, [bucket, limit]))[0]!;
-    const { remaining, resetAt } = toResult(limit, row);
+    const { remaining, resetAt } = await this.check(bucket, limit);
     return { limit, remaining, resetAt };
   }
 

@@ -59,7 +59,11 @@ export interface Recognizer {
 
 /** A failure that retrying cannot fix (the engine refused the image, or answered nonsense). */
 export class RecognitionRejectedError extends Error {
-  constructor(message: string) {
+  /** `code`: the analysis' error code when the image itself is the reason (IMAGE_TOO_COMPLEX). */
+  constructor(
+    message: string,
+    readonly code?: 'IMAGE_TOO_COMPLEX',
+  ) {
     super(message);
     this.name = 'RecognitionRejectedError';
   }

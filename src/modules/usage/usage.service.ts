@@ -19,7 +19,8 @@ export class UsageService {
     const balance = await this.credits.balance(organisationId);
     const { periodStart, periodEnd } = org;
     // Charges of this period not refunded. A charge of the period before refunded in this one counts
-    // in neither: it was taken before the renewal and given back (to its pool) after.
+    // in neither: it was taken before the renewal and settled after (a plan credit is not given back
+    // then: it expired with its period, CreditService.refund).
     const [used] = await sql<{ used: number }>(
       this.em,
       `select count(*) filter (where r.id is null)::int as used

@@ -354,15 +354,18 @@ export class DeliveryService {
         [reason, webhookId],
       );
       if (!row) return;
+      // Alerts are read with the read role, an endpoint's URL only with admin (it often carries a
+      // token in its path or query): the alert names the endpoint by id and host, nothing more.
+      const host = new URL(row.url).host;
       await this.alerts.raise(em, {
         organisationId: row.organisation_id,
         type: 'webhook_disabled',
         severity: 'critical',
         title: 'Webhook endpoint disabled',
-        message: `Deliveries to ${row.url} stopped: ${reason}. Fix the endpoint and set its status back to active.`,
+        message: `Deliveries to webhook ${webhookId} (${host}) stopped: ${reason}. Fix the endpoint and set its status back to active.`,
         sourceType: 'webhook',
         sourceId: webhookId,
-        metadata: { url: row.url, reason },
+        metadata: { webhookId, host, reason },
         dedupeKey: `webhook_disabled:${webhookId}:${Date.now()}`,
       });
     });

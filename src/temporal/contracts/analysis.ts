@@ -10,6 +10,7 @@ import type { BatchMember } from '../../modules/analyses/analysis.repository.js'
 import type { BatchStatus } from '../../modules/analyses/batch-status.js';
 
 export const ANALYSIS_WORKFLOW = 'analysisWorkflow';
+
 export const BATCH_WORKFLOW = 'batchWorkflow';
 
 export type AnalysisWorkflowInput = {

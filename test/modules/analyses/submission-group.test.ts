@@ -88,8 +88,10 @@ describe('single submissions committed in groups', () => {
     const em = api.runtime.orm.em.fork();
     const rows = await sql<Record<string, unknown>>(
       em,
-      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt, c.created_at = a.created_at as charged_with_it
-         from analyses a join credit_entries c on c.analysis_id = a.id where a.id in (?, ?) order by a.created_at`,
+      `select a.*, c.plan_delta, c.payg_delta, c.reason, c.attempt, c.created_at = a.created_at as charged_with_it,
+              c.plan_period_start = o.period_start as charged_in_its_period
+         from analyses a join credit_entries c on c.analysis_id = a.id join organisations o on o.id = a.organisation_id
+        where a.id in (?, ?) order by a.created_at`,
       [quick.body.data.id, held.body.data.id],
     );
     assert.equal(rows.length, 2);
@@ -107,6 +109,11 @@ describe('single submissions committed in groups', () => {
       return Object.fromEntries(Object.entries(r).filter(([k]) => !differ.has(k)));
     };
     assert.deepEqual(comparable(rows[0]!), comparable(rows[1]!));
+    // Both record the plan period they were charged in (a refund after a renewal gives no plan credit back).
+    assert.deepEqual(
+      rows.map((r) => r.charged_in_its_period),
+      [true, true],
+    );
     // The one statement stamps the analysis and its ledger row with one instant (the transaction path
     // stamps each as it is flushed, microseconds apart).
     assert.equal(rows.find((r) => r.id === quick.body.data.id)!.charged_with_it, true);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { config } from '../../../src/config.js';
 import { initORM, type Orm } from '../../../src/db/orm.js';
 import { sql } from '../../../src/db/sql.js';
+import { EXPIRED_REFUND_NOTE } from '../../../src/modules/credits/credit.service.js';
 import { addMonthsClamped, periodEndAfter } from '../../../src/modules/organisations/plan-period.js';
 import { createServices } from '../../../src/services.js';
 
@@ -137,10 +138,74 @@ describe('plan period renewal (PlanPeriodService)', () => {
     const { periodEnd } = (await s.planPeriods.current(org.id))!;
     await services().planPeriods.renew(org.id, periodEnd);
     await consume(org.id, 1);
-    assert.equal(await orm.em.fork().transactional((em) => services().credits.refund(em, analysisId)), true);
+    await orm.em.fork().transactional((em) => services().credits.refund(em, analysisId));
     const usage = await services().usage.usage(org.id, 'key_none');
-    // The refunded credit goes back to the pool it came from: the new period's plan credits.
-    assert.deepEqual(usage.credits, { remaining: 50, usedThisPeriod: 1, plan: 50, payg: 0 });
+    // Its plan credit expired with its period (the next test): the new period's pool is not topped up.
+    assert.deepEqual(usage.credits, { remaining: 49, usedThisPeriod: 1, plan: 49, payg: 0 });
+  });
+
+  it('a refund gives a plan credit back only within its period; after a renewal the ledger says why not', async () => {
+    const s = services();
+    const org = await s.organisations.create({ name: 'Refunds and renewals', plan: 'free' });
+    const refund = (analysisId: string) =>
+      orm.em.fork().transactional((em) => services().credits.refund(em, analysisId));
+    const refundEntry = async (analysisId: string) =>
+      (
+        await sql<{ plan_delta: number; payg_delta: number; note: string | null }>(
+          orm.em.fork(),
+          `select plan_delta, payg_delta, note from credit_entries where analysis_id = ? and reason = 'refund'`,
+          [analysisId],
+        )
+      )[0];
+    const charge = async (analysisId: string) =>
+      orm.em.fork().transactional((em) => services().credits.consume(em, org.id, [analysisId]));
+
+    // Within the period: the plan credit comes back.
+    await charge(`an_same_${org.id}`);
+    assert.equal((await s.credits.balance(org.id)).plan, 49);
+    assert.equal(await refund(`an_same_${org.id}`), true);
+    assert.deepEqual(await refundEntry(`an_same_${org.id}`), { plan_delta: 1, payg_delta: 0, note: null });
+    assert.deepEqual(await s.credits.balance(org.id), { plan: 50, payg: 0, remaining: 50 });
+
+    // Period N: one plan credit charged; 49 left expire at the renewal, which grants 50 for N+1.
+    await charge(`an_before_${org.id}`);
+    await makeDue(org.id);
+    const renewal = await services().planPeriods.renew(org.id, (await s.planPeriods.current(org.id))!.periodEnd);
+    assert.deepEqual([renewal!.expired, renewal!.granted], [49, 50]);
+    // Refunded in N+1: its credit is not added to N+1's plan credits; the refund entry says why.
+    const given = await refund(`an_before_${org.id}`);
+    assert.deepEqual(await s.credits.balance(org.id), { plan: 50, payg: 0, remaining: 50 });
+    assert.deepEqual(await refundEntry(`an_before_${org.id}`), {
+      plan_delta: 0,
+      payg_delta: 0,
+      note: EXPIRED_REFUND_NOTE,
+    });
+    assert.equal(given, false, 'no credit given back');
+    // Once: a second refund changes nothing either.
+    assert.equal(await refund(`an_before_${org.id}`), false);
+    const [sums] = await sql<{ ledger: number }>(
+      orm.em.fork(),
+      `select sum(plan_delta + payg_delta)::int as ledger from credit_entries where organisation_id = ?`,
+      [org.id],
+    );
+    assert.equal(sums!.ledger, 50, 'the ledger still sums to the balance');
+
+    // A pay-as-you-go credit does not expire: charged in N+1 (plan credits spent), refunded in N+2, back.
+    await s.credits.grant(org.id, 2, 'payg');
+    await orm.em.fork().transactional((em) =>
+      services().credits.consume(
+        em,
+        org.id,
+        Array.from({ length: 51 }, (_, i) => `an_payg_${org.id}_${i}`),
+      ),
+    );
+    assert.deepEqual(await s.credits.balance(org.id), { plan: 0, payg: 1, remaining: 1 });
+    await makeDue(org.id);
+    await services().planPeriods.renew(org.id, (await s.planPeriods.current(org.id))!.periodEnd);
+    assert.equal(await refund(`an_payg_${org.id}_50`), true, 'the payg charge');
+    assert.equal(await refund(`an_payg_${org.id}_0`), false, 'a plan charge of N+1');
+    assert.deepEqual(await s.credits.balance(org.id), { plan: 50, payg: 2, remaining: 52 });
+    assert.deepEqual(await refundEntry(`an_payg_${org.id}_50`), { plan_delta: 0, payg_delta: 1, note: null });
   });
 
   it('concurrent renewals of one period: exactly one renews (the row lock and the period check)', async () => {

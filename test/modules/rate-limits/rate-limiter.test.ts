@@ -21,6 +21,8 @@ for (const store of ['postgres', 'redis'] as const) {
     before(async () => {
       a = await startTestApi({
         TASK_QUEUE_PREFIX: uniquePrefix(`rl-${store}`),
+        // Client addresses from X-Forwarded-For, so a test's failures never count against 127.0.0.1.
+        TRUST_PROXY: true,
         ...(store === 'redis' ? { REDIS_URL } : {}),
       });
       ({ child: b, base: bBase } = await startApiProcess(env));
@@ -51,6 +53,42 @@ for (const store of ['postgres', 'redis'] as const) {
         const retryAfter = Number(refused.headers.get('retry-after'));
         assert.ok(retryAfter >= 55 && retryAfter <= 61, `Retry-After ${retryAfter}`);
       }
+    });
+
+    it('an address past its failed-authentication budget is refused before its key is looked up; a batch takes its slots once its body is read', async () => {
+      const org = await createTestOrg(a.runtime, { plan: 'free', credits: 50 });
+      // A /64 of its own each run: Redis keeps its windows across test runs.
+      const net = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${store === 'redis' ? 1 : 2}`;
+      const headers = { 'x-forwarded-for': `${net}::1` };
+      const images = (n: number) =>
+        Array.from({ length: n }, (_, i) => ({ imageUrl: `https://images.example.com/${i}.jpg` }));
+      // Free: 5 analyses a minute. A batch of 6 is refused whole, a batch of 2 takes 2.
+      const six = await a.request('POST', '/analyses/batch', {
+        key: org.keys.write,
+        body: { images: images(6) },
+        headers,
+      });
+      assert.equal(six.status, 429, six.text);
+      assert.equal(six.body.error.details.limit, 5);
+      const two = await a.request('POST', '/analyses/batch', {
+        key: org.keys.write,
+        body: { images: images(2) },
+        headers,
+      });
+      assert.equal(two.status, 202, two.text);
+      assert.equal(two.headers.get('x-ratelimit-remaining'), '3');
+
+      const bad = `svc_live_${'6'.repeat(64)}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++)
+        statuses.push(
+          (await a.request('GET', '/places', { key: bad, headers: { 'x-forwarded-for': `${net}::${i + 2}` } })).status,
+        );
+      assert.deepEqual(statuses, Array(30).fill(401));
+      const valid = await a.request('GET', '/places', { key: org.keys.read, headers });
+      assert.equal(valid.status, 429, 'a valid key from that /64 too');
+      assert.deepEqual([valid.body.error.code, valid.body.error.details.limit], ['RATE_LIMITED', 30]);
+      assert.equal(valid.headers.get('retry-after'), String(valid.body.error.details.retryAfter));
     });
 
     it('a batch takes all its slots or none; a take larger than the limit can never fit', async () => {

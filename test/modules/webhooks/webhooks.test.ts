@@ -197,7 +197,8 @@ describe('webhooks and callbacks', () => {
     await failing.close();
 
     const gone = await startReceiver(() => 410);
-    const goneHook = await createHook(gone.url);
+    // A token in the URL's path and query: the URL is admin-only, the alert is readable with a read key.
+    const goneHook = await createHook(`${gone.url}/tok-path-9f3a?token=tok-query-7c1e`);
     await api.request('POST', `/webhooks/${goneHook.id}/test`, { key: org.keys.admin });
     const disabled = await waitFor('disabled', async () => {
       const w = await api.request('GET', `/webhooks/${goneHook.id}`, { key: org.keys.admin });
@@ -211,6 +212,11 @@ describe('webhooks and callbacks', () => {
       [org.id],
     );
     assert.ok(alerts.some((a) => a.source_id === goneHook.id));
+    const read = await api.request('GET', '/alerts?type=webhook_disabled', { key: org.keys.read });
+    assert.equal(read.status, 200);
+    const seen = JSON.stringify(read.body);
+    assert.ok(seen.includes(goneHook.id), 'the alert names the endpoint by its id');
+    assert.ok(!seen.includes('tok-path') && !seen.includes('tok-query'), `no path or query in the alert: ${seen}`);
     await gone.close();
   });
 

@@ -3,13 +3,17 @@ import { registerRecognizer } from '../recognizer.js';
 import { PooledLocalRecognizer, RecognitionPool } from './local/recognition-pool.js';
 
 // One pool of recognition threads for the whole process (RECOGNITION_THREADS, one per core by
-// default; OCR_MODEL, OCR_ENGINE), created on first use and shared by every analysis.
+// default; OCR_MODEL, OCR_ENGINE; RECOGNITION_DEADLINE_MS), created on first use and shared by every analysis.
 let pool: RecognitionPool | undefined;
 registerRecognizer(
   'local',
   () =>
     new PooledLocalRecognizer(
-      (pool ??= new RecognitionPool(config().RECOGNITION_THREADS, config().OCR_MODEL, config().OCR_ENGINE)),
+      (pool ??= new RecognitionPool(config().RECOGNITION_THREADS, {
+        model: config().OCR_MODEL,
+        engine: config().OCR_ENGINE,
+        deadlineMs: config().RECOGNITION_DEADLINE_MS,
+      })),
     ),
 );
 

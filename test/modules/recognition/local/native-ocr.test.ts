@@ -128,7 +128,7 @@ describe('the native tesseract engine', () => {
   describe('in the recognition pool', () => {
     let pool: RecognitionPool;
     before(() => {
-      pool = new RecognitionPool(1, 'fast', 'native');
+      pool = new RecognitionPool(1, { engine: 'native' });
     });
     after(() => pool.close());
 

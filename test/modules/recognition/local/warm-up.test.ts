@@ -6,7 +6,7 @@ import { RecognitionPool } from '../../../../src/modules/recognition/engines/loc
 import { warmUpInput } from '../../../../src/modules/recognition/engines/local/warm-up.js';
 
 describe('recognition threads warm up before the first photo', () => {
-  const pool = new RecognitionPool(2, 'fast', 'native');
+  const pool = new RecognitionPool(2, { engine: 'native' });
   const ocr = new OcrPool(1, 'fast', 'native');
   after(async () => {
     await pool.close();

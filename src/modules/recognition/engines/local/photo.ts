@@ -1,4 +1,6 @@
 import sharp from 'sharp';
+import { sniffFormat } from '../../../../lib/image-format.js';
+import { RecognitionRejectedError } from '../../recognizer.js';
 
 /** A photo decoded once, upright (EXIF applied), as 8-bit RGB: every stage works from this copy. */
 export type Photo = { rgb: Buffer; width: number; height: number };
@@ -7,7 +9,11 @@ export type Shrunk = { rgb: Buffer; width: number; height: number; fx: number; f
 export type GreyImage = { data: Buffer; width: number; height: number };
 
 export async function decodePhoto(image: Buffer): Promise<Photo> {
-  // Bounded twice: the fetcher keeps at most 4096 px a side; this guards any other caller.
+  // Bounded twice: the fetcher keeps at most 4096 px a side, in a photo format it read from the bytes;
+  // this guards any other caller (and images stored before formats were checked) the same way.
+  const format = sniffFormat(image);
+  if (format === null || format === 'heic')
+    throw new RecognitionRejectedError('the stored image is not in a photo format (JPEG, PNG, WebP or AVIF)');
   const { data, info } = await sharp(image, { limitInputPixels: 64_000_000 })
     .rotate()
     .toColourspace('srgb')

@@ -1,26 +1,49 @@
 // The body of a recognition worker thread (see recognition-pool.ts): one LocalRecognizer with its own
 // tesseract worker, kept for the thread's life, so decoding, the pixel loops, barcode decoding and OCR
 // of one photo all run off the process's main thread, and each thread reads one photo at a time.
+import { readlinkSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
-import type { RecognizedProduct } from '../../recognizer.js';
+import { RecognitionRejectedError, type RecognizedProduct } from '../../recognizer.js';
 import { LocalRecognizer } from './local-recognizer.js';
 import { OcrPool } from './ocr-pool.js';
 import { PaddleOcr } from './paddle/paddle-ocr.js';
-import type { ThreadData, ThreadTask, WarmedUp, WarmUpTask } from './recognition-pool.js';
+import type { Rejected, ThreadData, ThreadTask, WarmedUp, WarmUpTask } from './recognition-pool.js';
 import { warmUpInput } from './warm-up.js';
 
 const { model, engine } = workerData as ThreadData;
-// The text detector's model is loaded on the thread's first photo (the warm-up one) and kept.
+// The text detector's model is loaded with the warm-up photo (which may not need it) and kept, so no
+// photo's recognition deadline is spent loading it.
 let detector: Promise<PaddleOcr> | undefined;
-const recognizer = new LocalRecognizer({
-  ocr: new OcrPool(1, model, engine),
-  text: () => (detector ??= PaddleOcr.create()),
-});
+const textDetector = () => (detector ??= PaddleOcr.create());
+const recognizer = new LocalRecognizer({ ocr: new OcrPool(1, model, engine), text: textDetector });
 
-export default async function recognize(task: ThreadTask | WarmUpTask): Promise<RecognizedProduct[] | WarmedUp> {
-  if ('warmUp' in task) return { threadId, products: (await recognizer.recognize(await warmUpInput())).length };
+/** This thread's id in the kernel (Linux; /proc/thread-self names it), -1 where there is none. */
+function ownThreadId(): number {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return -1;
+  }
+}
+
+export default async function recognize(
+  task: ThreadTask | WarmUpTask,
+): Promise<RecognizedProduct[] | WarmedUp | Rejected> {
+  if ('warmUp' in task) {
+    const [products] = await Promise.all([recognizer.recognize(await warmUpInput()), textDetector()]);
+    return { threadId, products: products.length };
+  }
+  // The pool times this photo by this thread's CPU time (recognition-pool.ts ThreadClock).
+  const { report, ...photo } = task;
+  report?.postMessage(ownThreadId());
+  report?.close();
   // Structured clone hands a Buffer over as a plain Uint8Array: view the same bytes as a Buffer again.
-  const image = Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength);
-  return recognizer.recognize({ ...task, image });
+  const image = Buffer.from(photo.image.buffer, photo.image.byteOffset, photo.image.byteLength);
+  try {
+    return await recognizer.recognize({ ...photo, image });
+  } catch (err) {
+    if (err instanceof RecognitionRejectedError) return { rejected: err.message };
+    throw err;
+  }
 }
