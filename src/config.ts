@@ -39,7 +39,7 @@ const schema = z.object({
   // How soon a recognition pass whose worker died is retried elsewhere (the activity heartbeats at a quarter of it).
   RECOGNITION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
   // The longest one photo may take on a recognition thread (an ordinary one takes a second or two):
-  // past it the thread is ended and replaced, and the analysis fails as IMAGE_TOO_COMPLEX, refunded.
+  // past it the photo is refused and the analysis fails as IMAGE_TOO_COMPLEX, refunded.
   RECOGNITION_DEADLINE_MS: z.coerce.number().int().min(1000).max(240_000).default(30_000),
   // How long a worker may take to stop after SIGINT/SIGTERM (in-flight passes are cancelled at once
   // and retried elsewhere); past it the process exits anyway, recognition threads and helpers with it.

@@ -171,8 +171,8 @@ describe('huge images cost bounded work and memory', () => {
       '/deep.png': 'IMAGE_TOO_COMPLEX',
       '/shelf-2.jpg': 'completed',
     });
-    // A photo that holds its thread past the deadline: the thread is ended and replaced (one
-    // thread's worth of work at most), and the photos after it are read.
+    // A photo that holds its thread past the deadline is refused then (its thread finishes what it
+    // has, the worker process stays up), and the photos after it are read.
     await expectations({ '/costly.jpg': 'IMAGE_TOO_COMPLEX' });
     await expectations({ '/shelf.jpg': 'completed' });
 

@@ -174,31 +174,44 @@ export class RecognitionPool {
     const { signal, ...task } = input;
     await this.acquire(signal);
     const stop = new AbortController();
-    const overran = new Error('deadline');
-    const clock = new ThreadClock(this.deadlineMs, () => stop.abort(overran));
-    // A cancelled pass (its activity was cancelled) ends its thread too; the pool starts a fresh one.
+    let overran!: () => void;
+    const deadline = new Promise<never>((_, reject) => {
+      overran = () =>
+        reject(
+          new RecognitionRejectedError(
+            `The image took more than ${Math.round(this.deadlineMs / 1000)} s of processor time to read, far more than a shelf photo does; it was refused.`,
+            'IMAGE_TOO_COMPLEX',
+          ),
+        );
+    });
+    const clock = new ThreadClock(this.deadlineMs, () => overran());
+    // A cancelled pass (its activity was cancelled) ends its thread; the pool starts a fresh one.
     const cancel = () => stop.abort(signal!.reason);
     signal?.addEventListener('abort', cancel, { once: true });
-    try {
-      const result = (await this.piscina.run(
-        { ...task, report: clock.port },
-        { signal: stop.signal, transferList: [clock.port] },
-      )) as RecognizedProduct[] | Rejected;
-      if ('rejected' in result) throw new RecognitionRejectedError(result.rejected);
-      return result;
-    } catch (err) {
-      if (stop.signal.aborted) await this.warmReplacement();
-      if (stop.signal.reason === overran)
-        throw new RecognitionRejectedError(
-          `The image took more than ${Math.round(this.deadlineMs / 1000)} s of processor time to read, far more than a shelf photo does; reading it was stopped.`,
-          'IMAGE_TOO_COMPLEX',
-        );
-      throw err;
-    } finally {
-      clock.stop();
-      signal?.removeEventListener('abort', cancel);
-      this.release();
-    }
+    const reading = this.piscina
+      .run({ ...task, report: clock.port }, { signal: stop.signal, transferList: [clock.port] })
+      .then(
+        async (result) => {
+          if ('rejected' in (result as Rejected)) throw new RecognitionRejectedError((result as Rejected).rejected);
+          return result as RecognizedProduct[];
+        },
+        async (err: unknown) => {
+          if (stop.signal.aborted) await this.warmReplacement();
+          throw err;
+        },
+      )
+      .finally(() => {
+        // The slot is held until the thread is free again, past a deadline too (see `overran` below).
+        clock.stop();
+        signal?.removeEventListener('abort', cancel);
+        this.release();
+      });
+    // Past the deadline the photo is refused at once, and its thread finishes what it has (bounded by
+    // the image limits: at most 4096 px a side) before taking another photo. The thread is not ended:
+    // ending a thread while a native addon's work is in flight (a sharp or onnxruntime call) aborts the
+    // whole process on Node 24 ("terminate called after throwing an instance of 'Napi::Error'").
+    reading.catch(() => {});
+    return Promise.race([reading, deadline]);
   }
 
   /**
