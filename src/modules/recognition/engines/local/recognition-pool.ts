@@ -26,9 +26,9 @@ export type ThreadTask = {
  * The deadline of one photo, in processor time of the thread reading it where Linux tells it (the
  * thread posts its id on `port` as it starts; its CPU time is read from /proc every quarter second),
  * so a photo is not refused for waiting on a busy machine; in wall time where there is no /proc.
- * Wall time also ends any photo at six times the deadline (two minutes at
- * least, as a loaded machine stretches wall time): work a thread hands to native code (libvips,
- * onnxruntime, the tesseract helper) is not its own CPU time.
+ * Wall time also refuses any photo at six times the deadline (two minutes at least, as a loaded
+ * machine stretches wall time): work a thread hands to native code (libvips, onnxruntime, the
+ * tesseract helper) is not its own CPU time.
  */
 class ThreadClock {
   private static readonly perThread = existsSync('/proc/thread-self');
