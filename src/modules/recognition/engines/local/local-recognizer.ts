@@ -13,7 +13,7 @@ import { centreInside, cx, cy, h, overlapX, union } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
 import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
-import { decodePhoto, greenChannel, type GreyImage } from './photo.js';
+import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
 
@@ -97,10 +97,11 @@ export class LocalRecognizer implements Recognizer {
     // No label found (an unusual store, a close-up): read the whole photo instead.
     if (boxes.length === 0) return this.recognizeWholeImage(input);
     const entries = this.entries(input.catalogue);
-    const [{ labels, readings }, packs] = await Promise.all([
+    const [first, packs] = await Promise.all([
       this.readLabels(grey, boxes, entries, paper.length + byBars.length),
       packMask(photo),
     ]);
+    const { labels, readings } = await this.darkLabels(photo, grey, first, paper.length, entries);
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
@@ -133,6 +134,37 @@ export class LocalRecognizer implements Recognizer {
       products.push(product);
     }
     return [...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)];
+  }
+
+  /**
+   * Dark labels (light print on navy, green or maroon paper) carry their barcode on a white patch,
+   * and that patch is what the paper finder sees: read, it shows neither a name nor a price. Such
+   * a blank patch is taken for a symbol and its label found around it as labelsFromBars finds one
+   * (the patch's surroundings followed outwards), then read. Paid for only where paper read blank.
+   */
+  private async darkLabels(
+    photo: Photo,
+    grey: GreyImage,
+    read: { labels: Label[]; readings: LabelReading[] },
+    onPaper: number,
+    entries: Entry[],
+  ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
+    const blank = read.labels
+      .map((label, i) => ({ label, i }))
+      .filter(({ label, i }) => i < onPaper && !label.price && (this.bestEntry(label, entries)?.score ?? 0) < 0.5);
+    if (blank.length === 0) return read;
+    const kept = read.labels.filter((l) => !blank.some((b) => b.label === l));
+    const around = (await labelsFromBars(photo, blank.map((b) => b.label.box))).filter(
+      (box) => !kept.some((l) => centreInside(l.box, box, 0) || centreInside(box, l.box, 0)),
+    );
+    if (around.length === 0) return read;
+    const again = await this.readLabels(grey, around, entries, around.length);
+    const covered = (l: Label) => around.some((box) => centreInside(l.box, box, h(l.box) * 0.25));
+    const keep = read.labels.map((l, i) => ({ l, i })).filter(({ l }) => !blank.some((b) => b.label === l) || !covered(l));
+    return {
+      labels: [...keep.map(({ l }) => l), ...again.labels],
+      readings: [...keep.map(({ i }) => read.readings[i]!), ...again.readings],
+    };
   }
 
   /**
