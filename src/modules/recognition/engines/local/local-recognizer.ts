@@ -280,7 +280,13 @@ export class LocalRecognizer implements Recognizer {
           : label.price;
       // Still no price: tags that print a bare integer (198, as yen tags do) are read like the real
       // tags are, the tallest row of digits on the label.
-      if (completeness(price) === 0 && u.i < onPaper) {
+      // Only on what is a label by its name or its symbol: paper that names nothing and carries no
+      // bars is mostly a pack's white window, and a tag reading costs a detection (~0.1 s) each.
+      const labelLike =
+        Math.max(u.named, this.bestEntry(again, entries)?.score ?? 0) >= 0.5 ||
+        readings[u.i]!.barcodes.length + readings[u.i]!.smallBarcodes.length > 0 ||
+        entries.length === 0;
+      if (completeness(price) === 0 && u.i < onPaper && labelLike) {
         // The learned recognizer where it is loaded: inside the real tags' labelled boxes it read 143
         // of 144 prices, tesseract's four-threshold vote 132.
         const tag = this.opts.text
