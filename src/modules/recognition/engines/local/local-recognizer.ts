@@ -59,6 +59,17 @@ function containment(text: Set<string>, entry: Set<string>): number {
   return hit / entry.size;
 }
 
+/** Sizes and units say little about which product a label is: "200g" is on half the shelf. */
+const SIZE_WORD = /^(?:\d+|g|kg|ml|cl|l|ltr|oz|lb|pk|each|per)$/;
+
+/** One of the entry's name words (not its brand's, not a size), four letters or more, read on the label. */
+function namesAWord(text: Set<string>, e: IndexedEntry): boolean {
+  for (const t of e.tokens)
+    if (t.length >= 4 && !SIZE_WORD.test(t) && !e.brand.has(t) && (text.has(t) || [...text].some((u) => nearlyEqual(t, u))))
+      return true;
+  return false;
+}
+
 export type LocalRecognizerOptions = {
   ocr: OcrPool;
   barcodeTiles?: number;
@@ -366,11 +377,17 @@ export class LocalRecognizer implements Recognizer {
     const text = tokens(label.nameText);
     const shown = label.price?.price ?? null;
     let best: (Entry & { score: number }) | null = null;
+    const currency = label.price?.currency ?? null;
     for (const e of entries) {
+      // A label priced in another currency is not this entry's (a catalogue spanning countries).
+      if (currency && e.entry.currency && e.entry.currency !== currency) continue;
       let score = containment(text, e.tokens);
       const samePrice =
         shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
-      if (samePrice && e.brand.size > 0 && containment(text, e.brand) === 1) score = Math.max(score, 0.5) + 0.01;
+      // Its brand, or one of its name's own words, beside exactly its expected price: the rest of the
+      // label hidden or misread (a pack in front of it, print too small to read whole).
+      if (samePrice && ((e.brand.size > 0 && containment(text, e.brand) === 1) || namesAWord(text, e)))
+        score = Math.max(score, 0.5) + 0.01;
       else if (samePrice) score += 0.005;
       if (!best || score > best.score) best = { ...e, score };
     }
