@@ -9,7 +9,7 @@ import type { PaddleOcr } from './paddle/paddle-ocr.js';
 import { readTagPriceInBox } from './paddle/paddle-tag-prices.js';
 import { findTextLabels } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
-import { centreInside, cx, cy, h, overlapX, union } from './boxes.js';
+import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
 import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
@@ -162,7 +162,16 @@ export class LocalRecognizer implements Recognizer {
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
     const blank = read.labels
       .map((label, i) => ({ label, i }))
-      .filter(({ label, i }) => i < onPaper && !label.price && (this.bestEntry(label, entries)?.score ?? 0) < 0.5);
+      .filter(
+        ({ label, i }) =>
+          i < onPaper &&
+          !label.price &&
+          (this.bestEntry(label, entries)?.score ?? 0) < 0.5 &&
+          // A symbol's patch: bars seen on it, or a symbol's shape (wide, and short beside the photo;
+          // tilted bars may not be seen as bars). Larger blank paper is bare wall or a pack.
+          (read.readings[i]!.barcodes.length + read.readings[i]!.smallBarcodes.length > 0 ||
+            (w(label.box) >= 2 * h(label.box) && h(label.box) <= photo.height * 0.08)),
+      );
     if (blank.length === 0) return read;
     const kept = read.labels.filter((l) => !blank.some((b) => b.label === l));
     const around = (await labelsFromBars(photo, blank.map((b) => b.label.box))).filter(
