@@ -9,9 +9,14 @@ const SHRINK = 4;
  * own colour is followed outwards (a flood fill on a quarter-size copy, where print is thin and the
  * fill flows round it) and its extent is the label. Dark, red, green or cream labels the paper
  * finder does not see are found this way for a few milliseconds; a fill that runs away (the
- * symbol's surroundings are not a label: a pack, the shelf) is dropped.
+ * symbol's surroundings are not a label: a pack, the shelf) is dropped. `reach`: how many times the
+ * symbol's width and height a label may be.
  */
-export async function labelsFromBars(photo: Photo, bars: Box[]): Promise<Box[]> {
+export async function labelsFromBars(
+  photo: Photo,
+  bars: Box[],
+  reach: { width: number; height: number } = { width: 6, height: 7 },
+): Promise<Box[]> {
   if (bars.length === 0) return [];
   const { rgb, width: W, height: H, fx, fy } = await shrink(photo, SHRINK);
   const seen = new Int32Array(W * H).fill(-1);
@@ -30,7 +35,7 @@ export async function labelsFromBars(photo: Photo, bars: Box[]): Promise<Box[]> 
     for (const [k, [sx, sy]] of seeds.entries()) {
       if (sx < 0 || sy < 0 || sx >= W || sy >= H) continue;
       // Each fill marks what it took with its own number, so no fill has to clear the others'.
-      const box = fill(rgb, W, H, sx, sy, seen, n * seeds.length + k, { maxW: bw * 6, maxH: bh * 7 });
+      const box = fill(rgb, W, H, sx, sy, seen, n * seeds.length + k, { maxW: bw * reach.width, maxH: bh * reach.height });
       if (!box) continue;
       // It must hold the symbol's middle (the patch the symbol is printed on) and be a label's shape.
       const mx = (bar.x0 + bar.x1) / 2 / fx;

@@ -174,7 +174,9 @@ export class LocalRecognizer implements Recognizer {
       );
     if (blank.length === 0) return read;
     const kept = read.labels.filter((l) => !blank.some((b) => b.label === l));
-    const around = (await labelsFromBars(photo, blank.map((b) => b.label.box))).filter(
+    // A patch is a good part of its label (a third of its width, a third of its height or more):
+    // a fill that grows further is a pack or the shelf, not a label.
+    const around = (await labelsFromBars(photo, blank.map((b) => b.label.box), { width: 3.5, height: 4 })).filter(
       (box) => !kept.some((l) => centreInside(l.box, box, 0) || centreInside(box, l.box, 0)),
     );
     if (around.length === 0) return read;
