@@ -13,13 +13,15 @@ import { scoreShelf, type ShelfTruth } from '../../../../scripts/eval/score.js';
 import { shelfInput } from '../../../../scripts/lib/shelf-photos.js';
 
 // Photos from the second shelf generator (scripts/synth/second-generator), written apart from the
-// first and never tuned on: its own label designs, price formats, barcodes down to a pixel a module,
-// perspective, glare, 1280 to 2400 px. A fixed sample, so the figure moves only when recognition does.
-// The floor is what recognition reaches today with a margin (0.663 of the 92 products on this host;
-// 0.391 at 7286124, which this test fails), not the 0.9 issue 35 asks for: its dark and red labels
-// are still read poorly. Raise it as recognition improves; lowering it needs a reason in the commit.
-const RECALL_FLOOR = 0.6;
-// Precision today: 0.968 (two wrong products), under the 0.97 asked for; same rule.
+// first: its own label designs, price formats, barcodes down to a pixel a module, perspective, glare,
+// 1280 to 2400 px. A fixed sample, so the figure moves only when recognition does. On 2026-11-26 its
+// photos were looked at to find what recognition lacked (dark labels, catalogues in several
+// currencies), so this sample is now a regression floor, not an unseen check: the unseen figure comes
+// from a fresh seed (docs/decisions.md). The floor is today's 0.761 of the 92 products with a margin
+// (0.391 at 7286124, which this test fails), not the 0.9 issue 35 asks for. Raise it as recognition
+// improves; lowering it needs a reason in the commit.
+const RECALL_FLOOR = 0.7;
+// Precision today: 0.972 (two wrong products); same rule.
 const PRECISION_FLOOR = 0.95;
 const dir = resolve(import.meta.dirname, '../../../fixtures/second-generator-shelves');
 const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8')) as CatalogueEntry[];
