@@ -109,7 +109,7 @@ export class LocalRecognizer implements Recognizer {
     if (boxes.length === 0) return this.recognizeWholeImage(input);
     const entries = this.entries(input.catalogue);
     const [first, packs] = await Promise.all([
-      this.readLabels(grey, boxes, entries, paper.length + byBars.length),
+      this.readLabels(photo, grey, boxes, entries, paper.length + byBars.length),
       packMask(photo),
     ]);
     const { labels, readings } = await this.darkLabels(photo, grey, first, paper.length, entries);
@@ -180,7 +180,7 @@ export class LocalRecognizer implements Recognizer {
       (box) => !kept.some((l) => centreInside(l.box, box, 0) || centreInside(box, l.box, 0)),
     );
     if (around.length === 0) return read;
-    const again = await this.readLabels(grey, around, entries, around.length);
+    const again = await this.readLabels(photo, grey, around, entries, around.length);
     const covered = (l: Label) => around.some((box) => centreInside(l.box, box, h(l.box) * 0.25));
     const keep = read.labels.map((l, i) => ({ l, i })).filter(({ l }) => !blank.some((b) => b.label === l) || !covered(l));
     return {
@@ -263,6 +263,7 @@ export class LocalRecognizer implements Recognizer {
    * of a label is taken from the reading that makes more of it.
    */
   private async readLabels(
+    photo: Photo,
     grey: GreyImage,
     boxes: Box[],
     entries: Entry[],
@@ -314,7 +315,8 @@ export class LocalRecognizer implements Recognizer {
         const tag = this.opts.text
           ? await readTagPriceInBox(
               await this.opts.text(),
-              { data: grey.data, width: grey.width, height: grey.height, channels: 1 },
+              // The photo's own colour pixels: a grey copy would be made of the whole photo for each tag.
+              { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
               label.box,
             )
           : await readTagPrice(
