@@ -35,7 +35,10 @@ export async function labelsFromBars(
     for (const [k, [sx, sy]] of seeds.entries()) {
       if (sx < 0 || sy < 0 || sx >= W || sy >= H) continue;
       // Each fill marks what it took with its own number, so no fill has to clear the others'.
-      const box = fill(rgb, W, H, sx, sy, seen, n * seeds.length + k, { maxW: bw * reach.width, maxH: bh * reach.height });
+      const box = fill(rgb, W, H, sx, sy, seen, n * seeds.length + k, {
+        maxW: bw * reach.width,
+        maxH: bh * reach.height,
+      });
       if (!box) continue;
       // It must hold the symbol's middle (the patch the symbol is printed on) and be a label's shape.
       const mx = (bar.x0 + bar.x1) / 2 / fx;

@@ -65,7 +65,12 @@ const SIZE_WORD = /^(?:\d+|g|kg|ml|cl|l|ltr|oz|lb|pk|each|per)$/;
 /** One of the entry's name words (not its brand's, not a size), four letters or more, read on the label. */
 function namesAWord(text: Set<string>, e: IndexedEntry): boolean {
   for (const t of e.tokens)
-    if (t.length >= 4 && !SIZE_WORD.test(t) && !e.brand.has(t) && (text.has(t) || [...text].some((u) => nearlyEqual(t, u))))
+    if (
+      t.length >= 4 &&
+      !SIZE_WORD.test(t) &&
+      !e.brand.has(t) &&
+      (text.has(t) || [...text].some((u) => nearlyEqual(t, u)))
+    )
       return true;
   return false;
 }
@@ -176,13 +181,19 @@ export class LocalRecognizer implements Recognizer {
     const kept = read.labels.filter((l) => !blank.some((b) => b.label === l));
     // A patch is a good part of its label (a third of its width, a third of its height or more):
     // a fill that grows further is a pack or the shelf, not a label.
-    const around = (await labelsFromBars(photo, blank.map((b) => b.label.box), { width: 3.5, height: 4 })).filter(
-      (box) => !kept.some((l) => centreInside(l.box, box, 0) || centreInside(box, l.box, 0)),
-    );
+    const around = (
+      await labelsFromBars(
+        photo,
+        blank.map((b) => b.label.box),
+        { width: 3.5, height: 4 },
+      )
+    ).filter((box) => !kept.some((l) => centreInside(l.box, box, 0) || centreInside(box, l.box, 0)));
     if (around.length === 0) return read;
     const again = await this.readLabels(photo, grey, around, entries, around.length);
     const covered = (l: Label) => around.some((box) => centreInside(l.box, box, h(l.box) * 0.25));
-    const keep = read.labels.map((l, i) => ({ l, i })).filter(({ l }) => !blank.some((b) => b.label === l) || !covered(l));
+    const keep = read.labels
+      .map((l, i) => ({ l, i }))
+      .filter(({ l }) => !blank.some((b) => b.label === l) || !covered(l));
     return {
       labels: [...keep.map(({ l }) => l), ...again.labels],
       readings: [...keep.map(({ i }) => read.readings[i]!), ...again.readings],
