@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * The service's own Prometheus metrics, one registry per process (API or worker), served on a port
@@ -59,6 +59,11 @@ export const metrics = {
     help: 'Time of one successful recognition pass over one image, by engine.',
     labelNames: ['engine'],
     buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
+    registers,
+  }),
+  recognitionLostSlots: new Gauge({
+    name: 'shelf_recognition_lost_slots',
+    help: 'Recognition threads still on a photo they were told to stop longer ago than the wall backstop (six times RECOGNITION_DEADLINE_MS, two minutes at least): slots the worker cannot use until they stop.',
     registers,
   }),
   webhookAttempts: new Counter({

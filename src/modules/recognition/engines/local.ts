@@ -1,4 +1,5 @@
 import { config } from '../../../config.js';
+import { createLogger } from '../../../lib/logger.js';
 import { registerRecognizer } from '../recognizer.js';
 import { PooledLocalRecognizer, RecognitionPool } from './local/recognition-pool.js';
 
@@ -13,6 +14,7 @@ registerRecognizer(
         model: config().OCR_MODEL,
         engine: config().OCR_ENGINE,
         deadlineMs: config().RECOGNITION_DEADLINE_MS,
+        logger: createLogger(config().LOG_LEVEL, 'recognition'),
       })),
     ),
 );

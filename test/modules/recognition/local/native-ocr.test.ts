@@ -120,6 +120,40 @@ describe('the native tesseract engine', () => {
     }
   });
 
+  it('a helper abandoned mid-call (its photo was stopped) is killed at once and replaced: its requests fail with the reason, the next reads as before', async () => {
+    const { binary, tessdata } = nativeTesseract();
+    const ocr = new NativeOcr(binary, tessdata);
+    try {
+      const photo = await decodePhoto(readFileSync(`${dir}/shelf-03.jpg`));
+      const grey = greenChannel(photo);
+      // The whole photo as one page (a read of a second or so): abandoned in the same turn it is sent
+      // in, it is in flight, since no answer can arrive before.
+      const page = pgm(grey.data, grey.width, grey.height);
+      const [crop] = await labelCrops('shelf-03');
+      const label = pgm(crop!.region, crop!.width, crop!.height);
+      const first = await ocr.words(label, 6);
+      const pid = ocr.pid!;
+      const reading = ocr.words(page, 11);
+      const queued = ocr.words(label, 6);
+      const reason = new Error('stopped');
+      ocr.abandon(reason);
+      await assert.rejects(reading, (err) => err === reason);
+      await assert.rejects(queued, (err) => err === reason);
+      // Its replacement is started at once; the one it replaces is gone (or a zombie until collected).
+      assert.ok(ocr.pid && ocr.pid !== pid);
+      for (let i = 0; i < 100 && existsSync(`/proc/${pid}`) && !isZombie(pid); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.ok(!existsSync(`/proc/${pid}`) || isZombie(pid), `helper ${pid} still running`);
+      assert.deepEqual(await ocr.words(label, 6), first);
+      // An idle helper is left alone.
+      const idle = ocr.pid;
+      ocr.abandon(reason);
+      assert.equal(ocr.pid, idle);
+    } finally {
+      await ocr.close();
+    }
+  });
+
   it('an unreadable image is an error for its request only', async () => {
     await assert.rejects(native.words(Buffer.from('not an image')), /native tesseract: unreadable image/);
     assert.ok((await readShelf(native, 'shelf-03')).some((r) => r.text.length > 0));

@@ -6,6 +6,7 @@ import { normalizeGtin } from '../../catalogue-matcher.js';
 import { stretchContrast } from './contrast.js';
 import type { Box } from './ocr-pool.js';
 import type { GreyImage } from './photo.js';
+import { checkpoint } from './photo-stop.js';
 
 const require = createRequire(import.meta.url);
 
@@ -120,6 +121,7 @@ export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
   ];
   const votes = new Map<string, { n: number; found: FoundBarcode }>();
   for (const v of variants) {
+    checkpoint();
     for (const found of await scan(image, null, v, 4)) {
       const key = found.gtin ?? found.text;
       const entry = votes.get(key) ?? { n: 0, found };
@@ -147,6 +149,7 @@ export async function readShelf(
   const th = Math.ceil(height / tiles);
   for (let ty = 0; ty < tiles; ty++) {
     for (let tx = 0; tx < tiles; tx++) {
+      checkpoint();
       const region = {
         x0: Math.max(0, tx * tw - tw / 4) | 0,
         y0: Math.max(0, ty * th - th / 4) | 0,
@@ -172,6 +175,7 @@ export async function readRegions(grey: GreyImage, regions: Box[], closer = fals
   await ensureModule();
   const found: FoundBarcode[] = [];
   for (const r of regions) {
+    checkpoint();
     const pad = (r.y1 - r.y0) * 0.5;
     const region = {
       x0: Math.max(0, Math.floor(r.x0 - pad)),

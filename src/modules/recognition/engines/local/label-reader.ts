@@ -5,6 +5,7 @@ import { pgm, type Box, type OcrPool } from './ocr-pool.js';
 import { stretchContrast } from './contrast.js';
 import { sharpenGrey } from './sharpen.js';
 import type { GreyImage } from './photo.js';
+import { checkpoint } from './photo-stop.js';
 
 /**
  * A label as read: its text, and where its barcode's bars were seen (in photo pixels), split by
@@ -68,6 +69,7 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
     .toColourspace('b-w')
     .raw()
     .toBuffer({ resolveWithObject: true });
+  checkpoint();
   // sharp's sharpen() and normalise(), in that order, done here: each costs libvips a LabS or LAB
   // round trip per crop where these cost table lookups, for the very same pixels (sharpen.ts, contrast.ts).
   if (view.sharpen) sharpenGrey(data, info.width, info.height);
@@ -125,6 +127,7 @@ export async function readLabels(
     for (let row = 0; row < p.height; row++)
       p.pixels.copy(sheet, (tops[i]! + row) * sheetWidth + GAP, row * p.width, (row + 1) * p.width);
   });
+  checkpoint();
   const words = placed.length ? await ocr.words(pgm(sheet, sheetWidth, y), PSM.SINGLE_BLOCK) : [];
   const texts = placed.map(() => [] as typeof words);
   for (const w of words) {

@@ -14,6 +14,7 @@ import { labelsFromBars } from './bar-label-finder.js';
 import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
+import { checkpoint } from './photo-stop.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
 
@@ -96,19 +97,25 @@ export class LocalRecognizer implements Recognizer {
   constructor(private readonly opts: LocalRecognizerOptions) {}
 
   async recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
+    // checkpoint(): a photo the pool has stopped (photo-stop.ts) is left off between any two stages.
     const photo = await decodePhoto(input.image);
+    checkpoint();
     const paper = await findLabelBoxes(photo);
+    checkpoint();
     const grey = greenChannel(photo);
     // Labels the paper finder missed: from their barcodes first (any paper colour, a few ms), then by
     // their print where bars are still unexplained (the text detector, ~0.2 s).
     const bars = barRegions(grey.data, grey.width, grey.height, { minCells: 3 });
+    checkpoint();
     const byBars = await labelsFromBars(
       photo,
       bars.filter((b) => !paper.some((k) => holds(k, b))),
     );
+    checkpoint();
     const byText = this.opts.text
       ? await findTextLabels(await this.opts.text(), photo, bars, [...paper, ...byBars])
       : [];
+    checkpoint();
     const boxes = [...paper, ...byBars, ...byText];
     // No label found (an unusual store, a close-up): read the whole photo instead.
     if (boxes.length === 0) return this.recognizeWholeImage(input);
@@ -117,8 +124,11 @@ export class LocalRecognizer implements Recognizer {
       this.readLabels(photo, grey, boxes, entries, paper.length + byBars.length),
       packMask(photo),
     ]);
+    checkpoint();
     const { labels, readings } = await this.darkLabels(photo, grey, first, paper.length, entries);
+    checkpoint();
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
+    checkpoint();
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
@@ -281,6 +291,7 @@ export class LocalRecognizer implements Recognizer {
     onPaper: number,
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
     const readings = await readLabels(this.opts.ocr, grey, boxes);
+    checkpoint();
     const labels = readings.map((r) => this.asLabel(r));
     const unsure = labels
       .map((label, i) => {
@@ -305,6 +316,7 @@ export class LocalRecognizer implements Recognizer {
       CLOSE_LOOK,
     );
     for (const [k, u] of unsure.entries()) {
+      checkpoint();
       const label = labels[u.i]!;
       const again = this.asLabel(closer[k]!);
       let price = u.priced
@@ -359,10 +371,12 @@ export class LocalRecognizer implements Recognizer {
     // Grey and contrast-stretched, upright from EXIF. Not sharpened as well: on a flat background
     // that turns JPEG ringing into strokes and tesseract loses whole words.
     const prepared = await sharp(input.image).rotate().greyscale().normalise().png({ compressionLevel: 1 }).toBuffer();
+    checkpoint();
     const [lines, barcodes] = await Promise.all([
       this.opts.ocr.lines(prepared),
       readShelf(prepared, width, height, this.opts.barcodeTiles ?? 3),
     ]);
+    checkpoint();
     const labels = this.findLabels(lines, height);
     const entries = this.entries(input.catalogue);
     labels.push(
@@ -522,6 +536,7 @@ export class LocalRecognizer implements Recognizer {
     );
     const found: Label[] = [];
     for (const name of names) {
+      checkpoint();
       const x0 = Math.max(0, Math.floor(name.bbox.x0 - 10));
       const y0 = Math.max(0, Math.floor(name.bbox.y1));
       const x1 = Math.min(width, Math.ceil(name.bbox.x0 + Math.max(name.bbox.x1 - name.bbox.x0, 200) * 1.1));

@@ -51,7 +51,10 @@ export class NativeOcr {
     child.stderr.setEncoding('utf8').on('data', (s: string) => {
       stderr = (stderr + s).slice(-2000);
     });
-    child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    // A helper ended by abandon() may still have written part of an answer: it is not the next one's.
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (this.child === child) this.receive(chunk);
+    });
     // Writing to a process that has just died fails with EPIPE; its 'exit' or 'error' reports that.
     child.stdin.on('error', () => {});
     const died = (why: string) => {
@@ -134,6 +137,28 @@ export class NativeOcr {
   /** Words with their boxes, in reading order. */
   async words(image: Buffer, psm: number): Promise<OcrWord[]> {
     return NativeOcr.parse(await this.run(image, psm, '')).flatMap((l) => l.words);
+  }
+
+  /**
+   * Fails every request of the photo being read, and ends the helper with SIGKILL if one is in flight,
+   * starting its replacement at once (it loads its model while the thread is idle): the recognition
+   * pool stopped the photo (past its deadline, or its pass cancelled), and a helper reading for it
+   * would otherwise hold the thread's slot as long as its call runs. A child process is safe to kill
+   * mid-call, where the thread itself is not (recognition-pool.ts). Nothing happens when it is idle.
+   */
+  abandon(reason: Error): void {
+    for (const job of this.queue.splice(0)) job.reject(reason);
+    const child = this.child;
+    const lost = this.current;
+    if (!child || !lost || this.closed) return;
+    // Forgotten first, so its 'exit' (which checks `this.child`) fails nothing more.
+    this.child = undefined;
+    this.current = undefined;
+    this.received = [];
+    this.receivedBytes = 0;
+    child.kill('SIGKILL');
+    lost.reject(reason);
+    this.child = this.start();
   }
 
   /** Ends the helper (closing its stdin ends its loop); requests still queued fail. */

@@ -147,6 +147,15 @@ export class OcrPool {
     return out;
   }
 
+  /**
+   * The native engine's requests of the photo being read fail with `reason`, and a helper reading for
+   * it is ended and replaced (NativeOcr.abandon). The wasm engine's job runs to its end: its worker
+   * cannot be stopped mid-call, and the thread then stops at its next checkpoint.
+   */
+  abandon(reason: Error): void {
+    this.native?.abandon(reason);
+  }
+
   async close(): Promise<void> {
     await this.native?.close();
     await this.scheduler?.terminate();

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { Logger } from '../../../../lib/logger.js';
+import { metrics } from '../../../../lib/metrics.js';
 import {
   RecognitionRejectedError,
   type CatalogueEntry,
@@ -9,6 +11,7 @@ import {
   type Recognizer,
 } from '../../recognizer.js';
 import type { OcrEngine, OcrModel } from './ocr-models.js';
+import { raiseStop, stopFlag, type StopFlag } from './photo-stop.js';
 
 /** What a recognition thread is given: the input without its AbortSignal (which cannot cross threads). */
 export type ThreadTask = {
@@ -20,6 +23,8 @@ export type ThreadTask = {
   runIndex: number;
   /** Where the thread says which it is as it starts (ThreadClock); absent for a warm-up photo. */
   report?: MessagePort;
+  /** Raised by the pool when it refuses the photo: the thread leaves off at its next checkpoint. */
+  stop?: StopFlag;
 };
 
 /**
@@ -35,17 +40,26 @@ class ThreadClock {
   readonly port: MessagePort;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly listener: MessagePort;
+  private tid: number | null = null;
+  private started = 0;
+
+  /** The wall-time backstop for `deadlineMs`. */
+  static backstopMs(deadlineMs: number): number {
+    return ThreadClock.perThread ? Math.max(deadlineMs * 6, 120_000) : deadlineMs;
+  }
 
   constructor(deadlineMs: number, overran: () => void) {
     const { port1, port2 } = new MessageChannel();
     this.port = port2;
     this.listener = port1;
-    const wall = setTimeout(overran, ThreadClock.perThread ? Math.max(deadlineMs * 6, 120_000) : deadlineMs);
+    const wall = setTimeout(overran, ThreadClock.backstopMs(deadlineMs));
     this.timers.push(wall);
     if (!ThreadClock.perThread) return;
     port1.once('message', (tid: number) => {
       const started = threadCpuMs(tid);
       if (started === null) return;
+      this.tid = tid;
+      this.started = started;
       this.timers.push(
         setInterval(() => {
           const now = threadCpuMs(tid);
@@ -53,6 +67,12 @@ class ThreadClock {
         }, 250),
       );
     });
+  }
+
+  /** The thread's processor time on this photo so far, in ms; null where it cannot be read. */
+  cpuMs(): number | null {
+    const now = this.tid === null ? null : threadCpuMs(this.tid);
+    return now === null ? null : now - this.started;
   }
 
   stop(): void {
@@ -109,12 +129,19 @@ export class RecognitionPool {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly deadlineMs: number;
+  private readonly lostAfterMs: number;
+  private readonly logger: Logger | undefined;
+  /** Photos refused whose thread has not left off yet, and those of them past the lost-slot backstop. */
+  private stopping = 0;
+  private lost = 0;
+  /** Photos on a thread now, each with what stops it. */
+  private readonly reading = new Map<Promise<unknown>, (err: Error) => void>();
 
   /**
    * `deadlineMs`: the longest one photo may take on its thread. One that takes longer is not an
-   * ordinary photo (an ordinary one takes a second or two; RECOGNITION_DEADLINE_MS): its thread is
-   * ended (piscina starts a fresh one) and the photo refused as IMAGE_TOO_COMPLEX, so no image can hold
-   * a core for longer than that.
+   * ordinary photo (an ordinary one takes a second or two; RECOGNITION_DEADLINE_MS): it is refused as
+   * IMAGE_TOO_COMPLEX and its thread told to leave it off (photo-stop.ts), which it does at the end of
+   * the stage it is in, so no image holds a core for much longer than that.
    */
   constructor(
     readonly size: number,
@@ -123,11 +150,20 @@ export class RecognitionPool {
       engine?: OcrEngine;
       /** RECOGNITION_DEADLINE_MS; 30 s unless given. */
       deadlineMs?: number;
+      /**
+       * How long a stopped photo's thread may take to leave off before its slot is counted lost
+       * (logged, and the shelf_recognition_lost_slots gauge): the wall-time backstop unless given.
+       */
+      lostAfterMs?: number;
+      /** Where a thread that does not stop is reported. */
+      logger?: Logger;
       /** The module each thread runs: the recognizer's own unless a test gives another. */
       threadModule?: string;
     } = {},
   ) {
     this.deadlineMs = opts.deadlineMs ?? 30_000;
+    this.lostAfterMs = opts.lostAfterMs ?? ThreadClock.backstopMs(this.deadlineMs);
+    this.logger = opts.logger;
     this.piscina = new Piscina({
       filename: opts.threadModule ?? threadFile,
       workerData: { model: opts.model ?? 'fast', engine: opts.engine ?? 'auto' } satisfies ThreadData,
@@ -173,58 +209,77 @@ export class RecognitionPool {
   async run(input: RecognizeInput): Promise<RecognizedProduct[]> {
     const { signal, ...task } = input;
     await this.acquire(signal);
-    const stop = new AbortController();
-    let overran!: () => void;
-    const deadline = new Promise<never>((_, reject) => {
-      overran = () =>
-        reject(
-          new RecognitionRejectedError(
-            `The image took more than ${Math.round(this.deadlineMs / 1000)} s of processor time to read, far more than a shelf photo does; it was refused.`,
-            'IMAGE_TOO_COMPLEX',
-          ),
+    const flag = stopFlag();
+    let refuse!: (err: Error) => void;
+    const refused = new Promise<never>((_, reject) => (refuse = reject));
+    /** Set once the photo is stopped: when (wall), the thread's CPU time on it then, and the lost-slot timer. */
+    let stopped: { at: number; cpuMs: number | null; lostTimer: NodeJS.Timeout; lost: boolean } | undefined;
+    // The photo is refused at once. Its thread is not ended but told to leave off (ending a thread while
+    // a native addon's call is in flight, a sharp or onnxruntime one, aborts the whole process on Node
+    // 24: "terminate called after throwing an instance of 'Napi::Error'"), which it does at its next
+    // checkpoint; the slot is held until then.
+    const stop = (err: Error) => {
+      refuse(err);
+      if (stopped) return;
+      raiseStop(flag);
+      this.stopping++;
+      const at = Date.now();
+      const lostTimer = setTimeout(() => {
+        stopped!.lost = true;
+        this.lost++;
+        metrics.recognitionLostSlots.inc();
+        this.logger?.error(
+          { afterMs: Date.now() - at, threadCpuMs: clock.cpuMs(), lostSlots: this.lost, threads: this.size },
+          'a recognition thread told to stop a photo has not stopped; its slot stays taken until it does',
         );
-    });
-    const clock = new ThreadClock(this.deadlineMs, () => overran());
-    // A cancelled pass (its activity was cancelled) ends its thread; the pool starts a fresh one.
-    const cancel = () => stop.abort(signal!.reason);
+      }, this.lostAfterMs);
+      stopped = { at, cpuMs: clock.cpuMs(), lostTimer, lost: false };
+    };
+    const clock: ThreadClock = new ThreadClock(this.deadlineMs, () =>
+      stop(
+        new RecognitionRejectedError(
+          `The image took more than ${Math.round(this.deadlineMs / 1000)} s of processor time to read, far more than a shelf photo does; it was refused.`,
+          'IMAGE_TOO_COMPLEX',
+        ),
+      ),
+    );
+    // A cancelled pass (its activity was cancelled) is stopped the same way: ending its thread would
+    // risk the same abort.
+    const cancel = () => stop(signal!.reason ?? new Error('recognition cancelled'));
     signal?.addEventListener('abort', cancel, { once: true });
+    if (signal?.aborted) cancel();
     const reading = this.piscina
-      .run({ ...task, report: clock.port }, { signal: stop.signal, transferList: [clock.port] })
-      .then(
-        async (result) => {
-          if ('rejected' in (result as Rejected)) throw new RecognitionRejectedError((result as Rejected).rejected);
-          return result as RecognizedProduct[];
-        },
-        async (err: unknown) => {
-          if (stop.signal.aborted) await this.warmReplacement();
-          throw err;
-        },
-      )
+      .run({ ...task, report: clock.port, stop: flag }, { transferList: [clock.port] })
+      .then((result) => {
+        if ('rejected' in (result as Rejected)) throw new RecognitionRejectedError((result as Rejected).rejected);
+        return result as RecognizedProduct[];
+      })
       .finally(() => {
-        // The slot is held until the thread is free again, past a deadline too (see `overran` below).
-        clock.stop();
         signal?.removeEventListener('abort', cancel);
+        if (stopped) {
+          clearTimeout(stopped.lostTimer);
+          this.stopping--;
+          if (stopped.lost) {
+            this.lost--;
+            metrics.recognitionLostSlots.dec();
+          }
+          // How long the thread took to leave off: the cost of the stage it was in.
+          const cpuMs = clock.cpuMs();
+          this.logger?.[stopped.lost ? 'warn' : 'info'](
+            {
+              afterMs: Date.now() - stopped.at,
+              threadCpuAfterMs: cpuMs === null || stopped.cpuMs === null ? null : cpuMs - stopped.cpuMs,
+            },
+            stopped.lost ? 'a recognition thread counted lost has stopped' : 'a stopped photo has left its thread',
+          );
+        }
+        clock.stop();
+        this.reading.delete(reading);
         this.release();
       });
-    // Past the deadline the photo is refused at once, and its thread finishes what it has (bounded by
-    // the image limits: at most 4096 px a side) before taking another photo. The thread is not ended:
-    // ending a thread while a native addon's work is in flight (a sharp or onnxruntime call) aborts the
-    // whole process on Node 24 ("terminate called after throwing an instance of 'Napi::Error'").
     reading.catch(() => {});
-    return Promise.race([reading, deadline]);
-  }
-
-  /**
-   * The thread an aborted photo ended has been replaced by a fresh one, whose OCR engines load on its
-   * first photo: it reads the warm-up photo first, in the aborted photo's slot (so it is the one idle
-   * thread), and the next photo's deadline is not spent loading models.
-   */
-  private async warmReplacement(): Promise<void> {
-    try {
-      await this.piscina.run({ warmUp: true });
-    } catch {
-      // A thread that cannot warm up fails the next photo itself, with its own error.
-    }
+    this.reading.set(reading, stop);
+    return Promise.race([reading, refused]);
   }
 
   /**
@@ -236,22 +291,36 @@ export class RecognitionPool {
     return Promise.all(
       Array.from({ length: this.size }, async () => {
         await this.acquire();
+        // Nothing stops a warm-up photo (it is small), but close() waits for it like any other.
+        const reading = this.piscina.run({ warmUp: true });
+        this.reading.set(reading, () => {});
         try {
-          return (await this.piscina.run({ warmUp: true })) as WarmedUp;
+          return (await reading) as WarmedUp;
         } finally {
+          this.reading.delete(reading);
           this.release();
         }
       }),
     );
   }
 
-  /** Photos being read (at most one a thread), and photos waiting for a free thread. */
-  stats(): { running: number; queued: number } {
-    return { running: this.running, queued: this.waiting.length };
+  /**
+   * Photos being read (at most one a thread), photos waiting for a free thread, photos refused whose
+   * thread has not yet left off (their slots are among `running`), and of those, the ones past the
+   * lost-slot backstop.
+   */
+  stats(): { running: number; queued: number; stopping: number; lost: number } {
+    return { running: this.running, queued: this.waiting.length, stopping: this.stopping, lost: this.lost };
   }
 
-  close(): Promise<void> {
-    return this.piscina.destroy();
+  /**
+   * Stops the photos being read, waits for their threads to leave off, then ends the threads: ending
+   * one mid-way through a native call would abort the process (run()), at shutdown as at any time.
+   */
+  async close(): Promise<void> {
+    for (const stop of this.reading.values()) stop(new Error('the recognition pool was closed'));
+    await Promise.allSettled(this.reading.keys());
+    await this.piscina.destroy();
   }
 }
 

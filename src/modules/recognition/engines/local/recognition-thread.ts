@@ -8,6 +8,7 @@ import { RecognitionRejectedError, type RecognizedProduct } from '../../recogniz
 import { LocalRecognizer } from './local-recognizer.js';
 import { OcrPool } from './ocr-pool.js';
 import { PaddleOcr } from './paddle/paddle-ocr.js';
+import { readUntilStopped, RecognitionStoppedError, stopRaised, whenStopped } from './photo-stop.js';
 import type { Rejected, ThreadData, ThreadTask, WarmedUp, WarmUpTask } from './recognition-pool.js';
 import { warmUpInput } from './warm-up.js';
 
@@ -16,7 +17,8 @@ const { model, engine } = workerData as ThreadData;
 // photo's recognition deadline is spent loading it.
 let detector: Promise<PaddleOcr> | undefined;
 const textDetector = () => (detector ??= PaddleOcr.create());
-const recognizer = new LocalRecognizer({ ocr: new OcrPool(1, model, engine), text: textDetector });
+const ocr = new OcrPool(1, model, engine);
+const recognizer = new LocalRecognizer({ ocr, text: textDetector });
 
 /** This thread's id in the kernel (Linux; /proc/thread-self names it), -1 where there is none. */
 function ownThreadId(): number {
@@ -35,15 +37,24 @@ export default async function recognize(
     return { threadId, products: products.length };
   }
   // The pool times this photo by this thread's CPU time (recognition-pool.ts ThreadClock).
-  const { report, ...photo } = task;
+  const { report, stop, ...photo } = task;
   report?.postMessage(ownThreadId());
   report?.close();
   // Structured clone hands a Buffer over as a plain Uint8Array: view the same bytes as a Buffer again.
   const image = Buffer.from(photo.image.buffer, photo.image.byteOffset, photo.image.byteLength);
+  // Once the pool stops the photo, the checkpoints leave it off (photo-stop.ts), and OCR it is waiting
+  // for ends at once: the helper reading for it is ended and replaced.
+  const abandonOcr = () => ocr.abandon(new RecognitionStoppedError());
+  const settled = stop ? whenStopped(stop, abandonOcr) : () => {};
   try {
-    return await recognizer.recognize({ ...photo, image });
+    return await readUntilStopped(stop, () => recognizer.recognize({ ...photo, image }));
   } catch (err) {
     if (err instanceof RecognitionRejectedError) return { rejected: err.message };
     throw err;
+  } finally {
+    settled();
+    // Stopped at a checkpoint while OCR of it was still queued or reading (a stage run beside another):
+    // that OCR is not the next photo's to wait for.
+    if (stop && stopRaised(stop)) abandonOcr();
   }
 }

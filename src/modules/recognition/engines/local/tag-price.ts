@@ -3,6 +3,7 @@ import { PSM } from 'tesseract.js';
 import { stretchContrast } from './contrast.js';
 import { darkComponents, tallestGlyphRow } from './glyphs.js';
 import { pgm, type Box, type OcrPool } from './ocr-pool.js';
+import { checkpoint } from './photo-stop.js';
 
 export type TagPrice = { value: number; text: string; confidence: number };
 
@@ -46,6 +47,7 @@ export async function readTagPrice(ocr: OcrPool, image: Buffer | Sharp, box: Box
   // unless a threshold already reads a price tesseract is sure of (then the others agree anyway).
   const readings: TagPrice[] = [];
   for (const threshold of THRESHOLDS) {
+    checkpoint();
     const reading = await readAtThreshold(ocr, grey, W, H, threshold);
     if (reading) readings.push(reading);
     if (reading && reading.confidence >= SURE) return reading;

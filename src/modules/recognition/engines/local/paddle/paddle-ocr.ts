@@ -1,5 +1,6 @@
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import type { Box } from '../ocr-types.js';
+import { checkpoint } from '../photo-stop.js';
 import { ctcGreedy, loadCharacters, type TextReading } from './ctc-decode.js';
 import { dbBoxes, type DbOptions, type TextBox } from './db-postprocess.js';
 import { paddleModelFiles, type PaddleModelFiles } from './model-files.js';
@@ -153,7 +154,12 @@ export class PaddleOcr {
     const tile = Math.max(TILE_OVERLAP * 2 + 32, options.tileSide ?? DET_TILE_SIDE);
     const xs = tiles(width, tile);
     const ys = tiles(height, tile);
-    for (const y of ys) for (const x of xs) await this.detectTile(small, x, y, map);
+    for (const y of ys)
+      for (const x of xs) {
+        checkpoint();
+        await this.detectTile(small, x, y, map);
+      }
+    checkpoint();
     return dbBoxes(map, width, height, rgb.width / width, rgb.height / height, rgb.width, rgb.height, options);
   }
 
@@ -213,6 +219,7 @@ export class PaddleOcr {
     }
     const out: TextReading[] = new Array(items.length);
     for (const batch of batches) {
+      checkpoint();
       // The recogniser downsamples width by 8: a multiple of 8 wastes no step.
       const width = Math.ceil(Math.max(o.minWidth, ...batch.map((l) => l.width)) / 8) * 8;
       const plane = REC_HEIGHT * width;

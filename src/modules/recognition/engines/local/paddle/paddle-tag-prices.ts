@@ -1,4 +1,5 @@
 import type { Box } from '../ocr-types.js';
+import { checkpoint } from '../photo-stop.js';
 import type { TextBox } from './db-postprocess.js';
 import type { DetectOptions, PaddleOcr, RecognizeOptions } from './paddle-ocr.js';
 import { parsePriceLine } from './price-line.js';
@@ -91,6 +92,7 @@ export async function readTagPricesPaddle(
   if (o.secondLook) await lookAgain(ocr, rgb, kept, o);
   const prices: PaddleTagPrice[] = kept.map(({ height: _h, ...price }) => price);
   for (const tag of o.tagBoxes ?? []) {
+    checkpoint();
     if (prices.some((p) => holdsCentre(tag, p.box))) continue;
     const price = await readTagPriceInBox(ocr, rgb, tag, options);
     if (price) prices.push(price);
@@ -141,6 +143,7 @@ export async function readTagPriceInBox(
   // Tallest first, one at a time: the first line that reads as a price is the tallest price line,
   // and the small print below it need not be read at all.
   for (const b of boxes) {
+    checkpoint();
     const [reading] = await ocr.recognizeBoxes(rgb, [b], o.recognition);
     const line = priceLine(b, reading!.text, reading!.confidence, o.minConfidence);
     if (!line) continue;

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { createLogger } from '../../../../src/lib/logger.js';
+import { RecognitionPool } from '../../../../src/modules/recognition/engines/local/recognition-pool.js';
+import { RecognitionRejectedError, type CatalogueEntry } from '../../../../src/modules/recognition/recognizer.js';
+import { shelfInput } from '../../../../scripts/lib/shelf-photos.js';
+
+const fixtures = resolve(import.meta.dirname, '../../../fixtures');
+const catalogue = (set: string) =>
+  JSON.parse(readFileSync(`${fixtures}/${set}/catalogue.json`, 'utf8')) as CatalogueEntry[];
+
+describe('the recognition deadline stops the real recognizer', () => {
+  const lines: string[] = [];
+  const logger = createLogger('info', 'recognition', { write: (line: string) => void lines.push(line) });
+  // One thread, and a deadline of 1 s of its processor time: the photo below takes 3.3 s of it here
+  // with its catalogue (the costliest of our shelf photos; 4.4 s without the catalogue).
+  const pool = new RecognitionPool(1, { deadlineMs: 1000, logger });
+  after(() => pool.close());
+
+  it('the costliest photo we have is refused past the deadline, its thread leaves it off within a stage (well under a second of its processor time), and reads the next photo', async () => {
+    await pool.warm();
+    const second = 'second-generator-shelves';
+    await assert.rejects(
+      pool.run(await shelfInput(readFileSync(`${fixtures}/${second}/shelf-12.jpg`), catalogue(second))),
+      (err: unknown) => err instanceof RecognitionRejectedError && err.code === 'IMAGE_TOO_COMPLEX',
+    );
+    const first = 'synthetic-shelves';
+    const products = await pool.run(
+      await shelfInput(readFileSync(`${fixtures}/${first}/shelf-01.jpg`), catalogue(first)),
+    );
+    assert.ok(products.length > 0);
+    // The pool reads the thread's processor time from /proc when it stops the photo and when the thread
+    // is free again. The longest stage between two checkpoints is the text detector's one onnxruntime
+    // run (0.1–0.4 s); without the stop the thread would read the photo's other 2.3 s first.
+    const left = lines
+      .map((l) => JSON.parse(l) as { msg: string; afterMs: number; threadCpuAfterMs: number | null })
+      .find((l) => l.msg === 'a stopped photo has left its thread');
+    assert.ok(left, lines.join(''));
+    console.log(`# stopped to free: ${left.threadCpuAfterMs} ms of the thread's processor time, ${left.afterMs} ms`);
+    assert.ok(left.threadCpuAfterMs !== null && left.threadCpuAfterMs < 1000, JSON.stringify(left));
+    assert.deepEqual(pool.stats(), { running: 0, queued: 0, stopping: 0, lost: 0 });
+  });
+});
