@@ -123,6 +123,28 @@ const schema = z.object({
   REDIS_URL: z.string().url().optional(),
   // Traces over OTLP/HTTP (e.g. http://collector:4318); unset, tracing is off and costs nothing.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The console (issue 37): a session unused this long ends (default one hour). */
+  SESSION_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60 * 60 * 1000),
+  /** A console session ends this long after sign-in however active it is (default 12 hours). */
+  SESSION_MAX_AGE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(12 * 3600 * 1000),
+  /** Failed console sign-ins allowed per e-mail address per rolling minute, whatever address they come from. */
+  SIGN_IN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  /**
+   * The address people reach the service at (e.g. https://shelf.example.com): the origin of the links
+   * the API and CLI hand out (sign-in, invitations) and an origin the console's requests may come from.
+   * Unset: a request's own origin (API), http://localhost:PORT (CLI).
+   */
+  PUBLIC_URL: z.string().url().optional(),
+  /** The Temporal Web UI, for the console's link from an analysis to its workflow; unset, no link. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });

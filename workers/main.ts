@@ -148,10 +148,19 @@ const relay = setInterval(() => {
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);
 
-// Housekeeping: rate-limit log rows past their window and idempotency keys past 24 hours.
+// Housekeeping: rate-limit log rows past their window, idempotency keys past 24 hours, console
+// sessions that have ended (idle or past their absolute end).
 const housekeeping = setInterval(() => {
-  inContext(() => Promise.all([services.rateLimiter.purgeExpired(), services.idempotency.purgeExpired()]))
-    .then(([hits, keys]) => logger.debug({ hits, keys }, 'expired rate-limit hits and idempotency keys purged'))
+  inContext(() =>
+    Promise.all([
+      services.rateLimiter.purgeExpired(),
+      services.idempotency.purgeExpired(),
+      services.sessions.purgeEnded(),
+    ]),
+  )
+    .then(([hits, keys, sessions]) =>
+      logger.debug({ hits, keys, sessions }, 'expired rate-limit hits, idempotency keys and sessions purged'),
+    )
     .catch((err) => logger.warn({ err }, 'housekeeping failed'));
 }, 60_000);
 

@@ -19,6 +19,7 @@ import { InventoryItem } from '../modules/inventory/inventory-item.entity.js';
 import { Organisation } from '../modules/organisations/organisation.entity.js';
 import { Place } from '../modules/places/place.entity.js';
 import { Project } from '../modules/projects/project.entity.js';
+import { MemberLink, Session } from '../modules/sessions/session.entity.js';
 
 /** Every entity the ORM knows. New modules add theirs here. */
 export const entities = [
@@ -47,4 +48,6 @@ export const entities = [
   OrderCounter,
   User,
   Invitation,
+  Session,
+  MemberLink,
 ];

@@ -21,6 +21,8 @@ export const ID_PREFIXES = {
   organisation: 'org',
   invitation: 'mbi',
   creditEntry: 'cre',
+  session: 'ses',
+  memberLink: 'mbl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -38,7 +38,7 @@ export const usageSchema = z
     }),
     rateLimits: z
       .object({ analyses: window, reads: window, writes: window })
-      .meta({ description: "This API key's rolling 60-second windows." }),
+      .meta({ description: "The caller's rolling 60-second windows: the API key's, or the signed-in member's." }),
   })
   .meta({ id: 'Usage' });
 
@@ -52,7 +52,7 @@ export function usageRoutes(usage: UsageService) {
       tag: 'Usage',
       status: 200,
       response: dataEnvelope(usageSchema),
-      handler: async ({ auth }) => ({ body: { data: await usage.usage(auth.organisationId, auth.apiKeyId) } }),
+      handler: async ({ auth }) => ({ body: { data: await usage.usage(auth.organisationId, auth.actorId) } }),
     }),
   ];
 }

@@ -13,7 +13,7 @@ export class UsageService {
   ) {}
 
   /** decisions.md's usage shape: batch size, credits by pool, plan, and live rate-limit windows of this key. */
-  async usage(organisationId: string, apiKeyId: string) {
+  async usage(organisationId: string, actorId: string) {
     const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
     const limits = limitsFor(org.plan, org.customLimits);
     const balance = await this.credits.balance(organisationId);
@@ -31,7 +31,7 @@ export class UsageService {
     );
     const rateLimits = {} as Record<RateLimitCategory, { limit: number; remaining: number; resetAt: string }>;
     for (const category of ['analyses', 'reads', 'writes'] as const) {
-      const w = await this.limiter.peek(`key:${apiKeyId}:${category}`, limits.rateLimits[category]);
+      const w = await this.limiter.peek(`key:${actorId}:${category}`, limits.rateLimits[category]);
       rateLimits[category] = {
         limit: w.limit,
         remaining: w.remaining,
