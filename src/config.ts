@@ -54,6 +54,8 @@ const schema = z.object({
     .default(15 * 1024 * 1024),
   /** Images whose header claims more pixels are refused (IMAGE_TOO_LARGE) before anything is decoded. */
   IMAGE_MAX_PIXELS: z.coerce.number().int().min(1_000_000).max(268_000_000).default(64_000_000),
+  /** How long the console keeps the preview of an analysed photo (analysis_images). */
+  IMAGE_PREVIEW_DAYS: z.coerce.number().int().min(1).default(30),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   RECOGNIZER: z.string().default('local'),
   // Worker threads of the local recognizer, each reading one photo at a time with its own tesseract
@@ -143,6 +145,8 @@ const schema = z.object({
    * Unset: a request's own origin (API), http://localhost:PORT (CLI).
    */
   PUBLIC_URL: z.string().url().optional(),
+  /** The console's built files (index.html and assets/); unset: dist/console, where `npm run build` writes them. */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** The Temporal Web UI, for the console's link from an analysis to its workflow; unset, no link. */
   TEMPORAL_UI_URL: z.string().url().optional(),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */

@@ -149,17 +149,21 @@ const relay = setInterval(() => {
 }, config.OUTBOX_RELAY_INTERVAL_MS);
 
 // Housekeeping: rate-limit log rows past their window, idempotency keys past 24 hours, console
-// sessions that have ended (idle or past their absolute end).
+// sessions that have ended (idle or past their absolute end), photo previews past IMAGE_PREVIEW_DAYS.
 const housekeeping = setInterval(() => {
   inContext(() =>
     Promise.all([
       services.rateLimiter.purgeExpired(),
       services.idempotency.purgeExpired(),
       services.sessions.purgeEnded(),
+      services.analysisProcessing.purgePreviews(config.IMAGE_PREVIEW_DAYS),
     ]),
   )
-    .then(([hits, keys, sessions]) =>
-      logger.debug({ hits, keys, sessions }, 'expired rate-limit hits, idempotency keys and sessions purged'),
+    .then(([hits, keys, sessions, previews]) =>
+      logger.debug(
+        { hits, keys, sessions, previews },
+        'expired rate-limit hits, idempotency keys, sessions and photo previews purged',
+      ),
     )
     .catch((err) => logger.warn({ err }, 'housekeeping failed'));
 }, 60_000);

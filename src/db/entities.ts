@@ -2,6 +2,7 @@ import { Analysis } from '../modules/analyses/analysis.entity.js';
 import { AnalysisRun } from '../modules/analyses/analysis-run.entity.js';
 import { Batch } from '../modules/analyses/batch.entity.js';
 import { ImageBlob } from '../modules/analyses/image-blob.entity.js';
+import { AnalysisImage } from '../modules/analyses/analysis-image.entity.js';
 import { Event } from '../modules/events/event.entity.js';
 import { Product } from '../modules/products/product.entity.js';
 import { Alert } from '../modules/alerts/alert.entity.js';
@@ -33,6 +34,7 @@ export const entities = [
   Batch,
   AnalysisRun,
   ImageBlob,
+  AnalysisImage,
   Product,
   Event,
   Webhook,

@@ -18,6 +18,7 @@ import { errorHandler } from './error-handler.js';
 import { admit, admitAddress, categoryOf, idempotency, takeSlots, type Door } from './limits.js';
 import { sameOrigin } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { consoleRouter, defaultConsoleDir } from './console-app.js';
 import { referenceAsset, renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
 import { apiRoutes } from './routes.js';
@@ -237,6 +238,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   app.use(errorHandler(logger));
   app.use(health.routes());
   app.use(docs.routes());
+  app.use(consoleRouter(config.CONSOLE_DIR ?? defaultConsoleDir()).routes());
   app.use((ctx, next) => RequestContext.create(orm.em, next));
   // Runs last on the way out: anything no router answered is a 404 in the error envelope. Under
   // /api/v1 the caller is still authenticated first (an unknown route without a key is a 401, so

@@ -111,7 +111,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
       [String(route.status)]: {
         description: route.responseDescription ?? 'Success.',
         headers: responseHeaders(auth),
-        content: { 'application/json': { schema: route.response } },
+        content: { [route.responseContentType ?? 'application/json']: { schema: route.response } },
       },
     };
     for (const code of errorCodesFor(route)) {

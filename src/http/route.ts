@@ -68,6 +68,8 @@ export type RouteDefinition<
   body?: B;
   status: number;
   response: z.ZodType;
+  /** The success answer's media type when it is not JSON (an image: `response` then describes its bytes). */
+  responseContentType?: string;
   responseDescription?: string;
   errors?: ErrorCode[];
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>;

@@ -1,5 +1,5 @@
 import { fitText, storableText, unstorable } from '../../lib/text.js';
-import type { RecognizedProduct } from './recognizer.js';
+import type { ProductBox, RecognizedProduct } from './recognizer.js';
 
 /**
  * What a recognized product may hold, from the products table (migrations/): free text and
@@ -48,6 +48,18 @@ export const boundScore = (v: number): number => (Number.isFinite(v) ? Math.min(
 /** A pack size is a non-negative finite number (double precision holds any such); anything else is unknown. */
 export const boundSize = (v: number | null): number | null => (v == null || !Number.isFinite(v) || v < 0 ? null : v);
 
+/** A box within the photo (fractions from 0 to 1, not empty), or none: a box off the photo shows nothing true. */
+export const boundBox = (b: ProductBox | null | undefined): ProductBox | null => {
+  if (!b || ![b.x, b.y, b.width, b.height].every(Number.isFinite)) return null;
+  const x = Math.min(1, Math.max(0, b.x));
+  const y = Math.min(1, Math.max(0, b.y));
+  const width = Math.min(1 - x, b.width);
+  const height = Math.min(1 - y, b.height);
+  if (width <= 0 || height <= 0) return null;
+  const r = (v: number) => Math.round(v * 10_000) / 10_000;
+  return { x: r(x), y: r(y), width: r(width), height: r(height) };
+};
+
 /** Every field of a product within its column (any engine: the openai one already answers bounded). */
 export function boundProduct(p: RecognizedProduct): RecognizedProduct {
   return {
@@ -65,5 +77,6 @@ export function boundProduct(p: RecognizedProduct): RecognizedProduct {
     confidenceScore: boundScore(p.confidenceScore),
     sizeValue: boundSize(p.sizeValue),
     sizeUnit: boundText(p.sizeUnit),
+    box: boundBox(p.box),
   };
 }

@@ -245,6 +245,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{id}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The analysis' photo (a JPEG preview), to draw its products' boxes on
+         * @description Upright (as recognition saw it) and at most 1,600 px a side: products' `box` fractions apply to it as they do to the photo. Made when the photo is fetched and kept IMAGE_PREVIEW_DAYS (30); 404 before, after, or when the photo could not be fetched.
+         *
+         *     Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["getAnalysisImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/products": {
         parameters: {
             query?: never;
@@ -397,6 +419,28 @@ export interface paths {
          * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analyses/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The analysis' webhook and callback deliveries, with their attempts
+         * @description Newest first, at most 100: a delivery per endpoint for each of its events (`analysis.completed` or `analysis.failed`, again for each operator retry), and its callback's (`webhookId` null). Admin, as webhook deliveries are (they show endpoint URLs).
+         *
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["listAnalysisDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -793,6 +837,26 @@ export interface paths {
          * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Analyses submitted per day, and how they ended
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["getDailyUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1635,6 +1699,21 @@ export interface components {
             matchedInventorySku: string | null;
             /** @enum {string} */
             matchStatus: "matched" | "probable" | "unmatched";
+            /**
+             * @description Where the product is on the photo (upright): its top-left corner, width and height as fractions (0 to 1) of the photo; null when the engine does not locate products.
+             * @example {
+             *       "x": 0.12,
+             *       "y": 0.4,
+             *       "width": 0.18,
+             *       "height": 0.22
+             *     }
+             */
+            box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1731,6 +1810,7 @@ export interface components {
             generationId: string | null;
             expectationIds: string[];
             completedAt: string | null;
+            /** @description Who completed it: the API key (key_), or the member (usr_) in the console; null when an analysis did. */
             completedBy: string | null;
         };
         Task: {
@@ -1770,7 +1850,7 @@ export interface components {
             sourceId: string;
             placeId: string | null;
             snoozedUntil: string | null;
-            /** @description The API key (key_) that last changed the alert. */
+            /** @description Who last changed the alert: the API key (key_), or the member (usr_) in the console. */
             actionedBy: string | null;
             actionedAt: string | null;
             isPinned: boolean;
@@ -1978,6 +2058,28 @@ export interface components {
                     resetAt: string;
                 };
             };
+        };
+        DailyUsage: {
+            days: number;
+            /** Format: date */
+            from: string;
+            /**
+             * Format: date
+             * @description Today (UTC).
+             */
+            to: string;
+            series: {
+                /** Format: date */
+                date: string;
+                /** @description Analyses submitted that day (UTC). */
+                submitted: number;
+                /** @description Of those, completed by now. */
+                completed: number;
+                /** @description Of those, failed by now (their credits refunded). */
+                failed: number;
+                /** @description Of those, still processing. */
+                processing: number;
+            }[];
         };
         ApiKeyWithSecret: {
             /** @example key_01jdq3x4v6m8c9a1b2c3d4e5f6 */
@@ -3462,6 +3564,10 @@ export interface operations {
                 status?: "processing" | "completed" | "failed";
                 externalId?: string;
                 placeId?: string;
+                /** @description Created at or after this time (a date means 00:00 UTC that day). */
+                createdAfter?: string;
+                /** @description Created before this time (a date means 00:00 UTC that day: `2026-11-02` ends with 1 November). */
+                createdBefore?: string;
                 /** @description Opaque cursor from a previous page. */
                 cursor?: string;
                 /** @description Page size, 1 to 100. */
@@ -3909,6 +4015,100 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AnalysisDetail"];
                     };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalysisImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
                 };
             };
             /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
@@ -4958,6 +5158,103 @@ export interface operations {
             };
             /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAnalysisDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7834,6 +8131,93 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDailyUsage: {
+        parameters: {
+            query?: {
+                /** @description How many days, today included. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DailyUsage"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
