@@ -51,13 +51,12 @@ export const boundSize = (v: number | null): number | null => (v == null || !Num
 /** A box within the photo (fractions from 0 to 1, not empty), or none: a box off the photo shows nothing true. */
 export const boundBox = (b: ProductBox | null | undefined): ProductBox | null => {
   if (!b || ![b.x, b.y, b.width, b.height].every(Number.isFinite)) return null;
-  const x = Math.min(1, Math.max(0, b.x));
-  const y = Math.min(1, Math.max(0, b.y));
-  const width = Math.min(1 - x, b.width);
-  const height = Math.min(1 - y, b.height);
-  if (width <= 0 || height <= 0) return null;
+  // The part of the box on the photo: its corners clamped to [0, 1].
+  const clamp = (v: number) => Math.min(1, Math.max(0, v));
+  const [x0, x1, y0, y1] = [clamp(b.x), clamp(b.x + b.width), clamp(b.y), clamp(b.y + b.height)];
+  if (x1 - x0 <= 0 || y1 - y0 <= 0) return null;
   const r = (v: number) => Math.round(v * 10_000) / 10_000;
-  return { x: r(x), y: r(y), width: r(width), height: r(height) };
+  return { x: r(x0), y: r(y0), width: r(x1 - x0), height: r(y1 - y0) };
 };
 
 /** Every field of a product within its column (any engine: the openai one already answers bounded). */
@@ -77,6 +76,7 @@ export function boundProduct(p: RecognizedProduct): RecognizedProduct {
     confidenceScore: boundScore(p.confidenceScore),
     sizeValue: boundSize(p.sizeValue),
     sizeUnit: boundText(p.sizeUnit),
-    box: boundBox(p.box),
+    // An engine that does not locate products leaves the field out; it stays out.
+    ...(p.box === undefined ? {} : { box: boundBox(p.box) }),
   };
 }
