@@ -3,6 +3,7 @@ import { join, normalize, sep } from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { appRoot } from '../lib/app-root.js';
+import { NotFoundError } from '../lib/errors.js';
 
 /** Where `npm run build` (and `npm start`) writes the console: dist/console under the app's root. */
 export function defaultConsoleDir(): string {
@@ -66,17 +67,18 @@ export function consoleRouter(dir: string): Router {
     const file = String(ctx.params.file);
     const type = TYPES[file.slice(file.lastIndexOf('.'))];
     const path = normalize(join(dir, 'assets', file));
-    if (!type || !path.startsWith(join(dir, 'assets') + sep)) return;
+    if (!type || !path.startsWith(join(dir, 'assets') + sep)) throw new NotFoundError('console asset', file);
     try {
       ctx.body = await readFile(path);
     } catch {
-      return; // falls through to the 404
+      throw new NotFoundError('console asset', file);
     }
     secure(ctx);
     ctx.type = type;
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
   });
   router.get('/console', page);
+  router.get('/console/', page);
   router.get('/console/*rest', page);
   return router;
 }
