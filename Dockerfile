@@ -19,6 +19,9 @@ COPY activities activities
 COPY workers workers
 COPY migrations migrations
 COPY scripts scripts
+# The console (issue 37): its sources and the typed client it calls the API with, bundled by the build.
+COPY clients clients
+COPY console console
 RUN npm run build
 # The native OCR engine's helper (native-tesseract.ts), against Debian's libtesseract: the runtime
 # stage has the library, not the compiler, so it is built here and named by TESSERACT_HELPER.

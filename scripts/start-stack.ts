@@ -8,7 +8,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { initORM, migrate } from '../src/db/orm.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/dev/embedded-postgres.js';
+import { memberLinkUrl } from '../src/modules/sessions/session.service.js';
 import { createServices } from '../src/services.js';
+import { buildConsole } from './build-console.js';
 import { startDevServer, waitForPort, type DevServer } from './temporal.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -64,6 +66,7 @@ try {
   }
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  let temporalUiUrl: string | undefined;
   if (!temporalAddress) {
     say('starting the Temporal dev server on 127.0.0.1:7233');
     const server: DevServer = await startDevServer({
@@ -74,22 +77,42 @@ try {
     });
     cleanups.push(() => server.stop());
     temporalAddress = server.address;
+    temporalUiUrl = server.uiUrl;
     say(`Temporal Web UI: ${server.uiUrl}`);
   }
 
   const orm = await initORM(databaseUrl);
   const applied = await migrate(orm);
   say(applied.length ? `migrations applied: ${applied.join(', ')}` : 'database is up to date');
+  const port = Number(process.env.PORT ?? 3000);
+  const consoleOrigin = process.env.PUBLIC_URL ? new URL(process.env.PUBLIC_URL).origin : `http://localhost:${port}`;
   const services = createServices(orm.em.fork());
+  let signInLink: string | undefined;
   if ((await services.organisations.list()).length === 0) {
     const org = await services.organisations.create({ name: 'Development', plan: 'growth', credits: 1000 });
     const { secret } = await services.apiKeys.create(org.id, 'admin', 'development admin key');
-    say(`created development organisation ${org.id} with 1000 credits`);
+    // The first owner, so the console can be opened at once: their one-time link is printed below.
+    const owner = await services.members.add(org.id, {
+      name: 'Development owner',
+      email: 'owner@localhost',
+      role: 'owner',
+    });
+    signInLink = memberLinkUrl(consoleOrigin, (await services.sessions.createSignInLink(org.id, owner.id)).token);
+    say(`created development organisation ${org.id} with 1000 credits and its owner owner@localhost`);
     say(`admin API key (shown once, store it now):\n\n    ${secret}\n`);
   }
   await orm.close();
+  // The console's assets (a second or two with esbuild), so /console works on the first start.
+  const built = await buildConsole();
+  say(`console built (${built.script})`);
 
-  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    // The console links an analysis to its workflow in the dev server's Web UI.
+    ...(temporalUiUrl && !process.env.TEMPORAL_UI_URL ? { TEMPORAL_UI_URL: temporalUiUrl } : {}),
+  };
   for (const [name, entry] of [
     ['api', 'src/bin/api.ts'],
     ['worker', 'workers/main.ts'],
@@ -107,10 +130,13 @@ try {
     children.push(child);
   }
   // Said once the API answers, not when it was spawned: a request sent on this line used to be refused.
-  const port = Number(process.env.PORT ?? 3000);
   const host = process.env.HOST && process.env.HOST !== '0.0.0.0' ? process.env.HOST : '127.0.0.1';
   await waitForPort(port, host);
   say(`API on http://localhost:${port}/api/v1 (reference: /api/v1/docs). Ctrl-C stops everything.`);
+  say(`console: ${consoleOrigin}/console`);
+  if (signInLink)
+    say(`sign in to the console as owner@localhost with this one-time link (24 hours):\n\n    ${signInLink}\n`);
+  else say('a new sign-in link for the console: npm run cli -- member:login-link --org <org_id> (README, Console)');
 } catch (err) {
   console.error(err);
   await shutdown(1);

@@ -54,6 +54,8 @@ const schema = z.object({
     .default(15 * 1024 * 1024),
   /** Images whose header claims more pixels are refused (IMAGE_TOO_LARGE) before anything is decoded. */
   IMAGE_MAX_PIXELS: z.coerce.number().int().min(1_000_000).max(268_000_000).default(64_000_000),
+  /** How long the console keeps the preview of an analysed photo (analysis_images). */
+  IMAGE_PREVIEW_DAYS: z.coerce.number().int().min(1).default(30),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   RECOGNIZER: z.string().default('local'),
   // Worker threads of the local recognizer, each reading one photo at a time with its own tesseract
@@ -123,6 +125,30 @@ const schema = z.object({
   REDIS_URL: z.string().url().optional(),
   // Traces over OTLP/HTTP (e.g. http://collector:4318); unset, tracing is off and costs nothing.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The console (issue 37): a session unused this long ends (default one hour). */
+  SESSION_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(60 * 60 * 1000),
+  /** A console session ends this long after sign-in however active it is (default 12 hours). */
+  SESSION_MAX_AGE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(12 * 3600 * 1000),
+  /** Failed console sign-ins allowed per e-mail address per rolling minute, whatever address they come from. */
+  SIGN_IN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  /**
+   * The address people reach the service at (e.g. https://shelf.example.com): the origin of the links
+   * the API and CLI hand out (sign-in, invitations) and an origin the console's requests may come from.
+   * Unset: a request's own origin (API), http://localhost:PORT (CLI).
+   */
+  PUBLIC_URL: z.string().url().optional(),
+  /** The console's built files (index.html and assets/); unset: dist/console, where `npm run build` writes them. */
+  CONSOLE_DIR: z.string().min(1).optional(),
+  /** The Temporal Web UI, for the console's link from an analysis to its workflow; unset, no link. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });

@@ -22,6 +22,8 @@ import { ProductService } from './modules/products/product.service.js';
 import { ProjectService } from './modules/projects/project.service.js';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
+import { SessionGate } from './modules/sessions/session-gate.js';
+import { SessionService } from './modules/sessions/session.service.js';
 import { redisWindows } from './modules/rate-limits/redis-windows.js';
 import { UsageService } from './modules/usage/usage.service.js';
 import { TaskService } from './modules/tasks/task.service.js';
@@ -51,6 +53,15 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     lowComplianceGrade: config.LOW_COMPLIANCE_GRADE,
     priceMismatchShare: config.PRICE_MISMATCH_SHARE,
   });
+  const members = new MemberService(em);
+  const sessions = new SessionService(em, rateLimiter, members, {
+    idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
+    maxAgeMs: config.SESSION_MAX_AGE_MS,
+    signInFailuresPerMinute: config.SIGN_IN_FAILURES_PER_MINUTE,
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    publicUrl: config.PUBLIC_URL,
+    temporalUi: config.TEMPORAL_UI_URL ? { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } : null,
+  });
   return {
     em,
     apiKeys: new ApiKeyService(em),
@@ -73,7 +84,9 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     accounts: new AccountService(em),
     orders: new OrderService(em),
     reports: new ReportService(em),
-    members: new MemberService(em),
+    members,
+    sessions,
+    sessionGate: new SessionGate(sessions, rateLimiter),
     idempotency: new IdempotencyService(em, secretBox),
     usage: new UsageService(em, credits, rateLimiter),
     webhooks: new WebhookService(em, events, deliveries, config.ALLOW_PRIVATE_NETWORK_FETCH),

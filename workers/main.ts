@@ -148,10 +148,23 @@ const relay = setInterval(() => {
     .finally(() => (sweeping = false));
 }, config.OUTBOX_RELAY_INTERVAL_MS);
 
-// Housekeeping: rate-limit log rows past their window and idempotency keys past 24 hours.
+// Housekeeping: rate-limit log rows past their window, idempotency keys past 24 hours, console
+// sessions that have ended (idle or past their absolute end), photo previews past IMAGE_PREVIEW_DAYS.
 const housekeeping = setInterval(() => {
-  inContext(() => Promise.all([services.rateLimiter.purgeExpired(), services.idempotency.purgeExpired()]))
-    .then(([hits, keys]) => logger.debug({ hits, keys }, 'expired rate-limit hits and idempotency keys purged'))
+  inContext(() =>
+    Promise.all([
+      services.rateLimiter.purgeExpired(),
+      services.idempotency.purgeExpired(),
+      services.sessions.purgeEnded(),
+      services.analysisProcessing.purgePreviews(config.IMAGE_PREVIEW_DAYS),
+    ]),
+  )
+    .then(([hits, keys, sessions, previews]) =>
+      logger.debug(
+        { hits, keys, sessions, previews },
+        'expired rate-limit hits, idempotency keys, sessions and photo previews purged',
+      ),
+    )
     .catch((err) => logger.warn({ err }, 'housekeeping failed'));
 }, 60_000);
 

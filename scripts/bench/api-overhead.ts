@@ -36,10 +36,11 @@ const router = new Router();
 const list = placeRoutes(runtime.services.places).find((r) => r.operationId === 'listPlaces')!;
 const auth = {
   organisationId: org.id,
-  apiKeyId: 'bench',
+  actorId: 'bench',
   role: 'read' as const,
   plan: 'enterprise' as const,
   customLimits: null,
+  session: null,
 };
 router.get('/api/v1/places', async (ctx) => {
   const result = await list.handler({

@@ -11,6 +11,7 @@ import { hasControlCharacter, terminalSafe, terminalSafeJson } from '../lib/text
 import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
 import { createCommands } from '../commands.js';
+import { memberLinkUrl } from '../modules/sessions/session.service.js';
 import { createServices } from '../services.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { ensureSearchAttributes } from '../temporal/setup.js';
@@ -31,7 +32,12 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   key:list       --org <org_id>
   key:revoke     --org <org_id> --key <key_id>
   member:add     --org <org_id> --email <e-mail> --name <name> [--role owner|member|tasker]
+  member:login-link --org <org_id> [--email <e-mail>]
+                 a one-time link to the console where the member (default: the first owner) sets a
+                 password and is signed in; earlier links of theirs stop working
   invite:list    --org <org_id>
+  invite:link    --org <org_id> --invitation <mbi_id>
+                 a new link for a pending invitation, where the invited person sets a password and joins
   invite:accept  --org <org_id> --invitation <mbi_id> --name <name>
   analyses:retry --org <org_id> (--id <an_id> | --status failed --since <ISO time>) [--dry-run]
                  re-run failed analyses as new workflow runs; a refunded credit is charged again
@@ -148,6 +154,8 @@ try {
   // Logs go to stderr: stdout carries the command's output (--json, an export's lines).
   const logger = createLogger(cfg.LOG_LEVEL, 'cli', pino.destination({ fd: 2, sync: true }));
   const s = createServices(orm.em.fork(), { config: cfg, logger });
+  /** Where the console is reached, for the links the CLI prints. */
+  const consoleOrigin = () => (cfg.PUBLIC_URL ? new URL(cfg.PUBLIC_URL).origin : `http://localhost:${cfg.PORT}`);
   /** The commands that start workflows, on a Temporal client made only for them. */
   const commands = () => {
     temporal ??= createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
@@ -361,6 +369,27 @@ try {
         role: oneOf('role', ['owner', 'member', 'tasker'] as const, 'member'),
       });
       print({ userId: user.id, email: user.email, role: user.role }, `${user.id} ${user.email} (${user.role})`);
+      break;
+    }
+    case 'member:login-link': {
+      const org = need('org');
+      const email = values.email === undefined ? undefined : label('email');
+      const user = await s.sessions.memberForLink(org, email);
+      const { token, link } = await s.sessions.createSignInLink(org, user.id);
+      const url = memberLinkUrl(consoleOrigin(), token);
+      print({ userId: user.id, email: user.email, link: url, expiresAt: link.expiresAt.toISOString() }, [
+        `sign-in link for ${user.email} (${user.role}), good once until ${link.expiresAt.toISOString()}:`,
+        url,
+      ]);
+      break;
+    }
+    case 'invite:link': {
+      const { token, link, invitation } = await s.sessions.createInvitationLink(need('org'), need('invitation'));
+      const url = memberLinkUrl(consoleOrigin(), token);
+      print(
+        { invitationId: invitation.id, email: invitation.email, link: url, expiresAt: link.expiresAt.toISOString() },
+        [`invitation link for ${invitation.email}, good once until ${link.expiresAt.toISOString()}:`, url],
+      );
       break;
     }
     case 'invite:list': {

@@ -2,6 +2,7 @@ import { Analysis } from '../modules/analyses/analysis.entity.js';
 import { AnalysisRun } from '../modules/analyses/analysis-run.entity.js';
 import { Batch } from '../modules/analyses/batch.entity.js';
 import { ImageBlob } from '../modules/analyses/image-blob.entity.js';
+import { AnalysisImage } from '../modules/analyses/analysis-image.entity.js';
 import { Event } from '../modules/events/event.entity.js';
 import { Product } from '../modules/products/product.entity.js';
 import { Alert } from '../modules/alerts/alert.entity.js';
@@ -19,6 +20,7 @@ import { InventoryItem } from '../modules/inventory/inventory-item.entity.js';
 import { Organisation } from '../modules/organisations/organisation.entity.js';
 import { Place } from '../modules/places/place.entity.js';
 import { Project } from '../modules/projects/project.entity.js';
+import { MemberLink, Session } from '../modules/sessions/session.entity.js';
 
 /** Every entity the ORM knows. New modules add theirs here. */
 export const entities = [
@@ -32,6 +34,7 @@ export const entities = [
   Batch,
   AnalysisRun,
   ImageBlob,
+  AnalysisImage,
   Product,
   Event,
   Webhook,
@@ -47,4 +50,6 @@ export const entities = [
   OrderCounter,
   User,
   Invitation,
+  Session,
+  MemberLink,
 ];

@@ -4,7 +4,7 @@ import { RequestContext } from '@mikro-orm/core';
 import Koa, { type Context, type Next } from 'koa';
 import type { Config } from '../config.js';
 import type { Orm } from '../db/orm.js';
-import { AppError, ForbiddenError, NotFoundError } from '../lib/errors.js';
+import { AppError, CsrfError, ForbiddenError, NotAllowedError, NotFoundError } from '../lib/errors.js';
 import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import type { Logger } from '../lib/logger.js';
 import { parseOrThrow } from '../lib/validation.js';
@@ -15,8 +15,10 @@ import { temporalHealthy } from '../temporal/client.js';
 import { roleAllows, type AuthContext } from './auth-context.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './error-handler.js';
-import { admit, categoryOf, idempotency, takeSlots } from './limits.js';
+import { admit, admitAddress, categoryOf, idempotency, takeSlots, type Door } from './limits.js';
+import { sameOrigin } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { consoleRouter, defaultConsoleDir } from './console-app.js';
 import { referenceAsset, renderReferencePage } from './reference-page.js';
 import { defaultRole, toRouterPath, type RouteDefinition } from './route.js';
 import { apiRoutes } from './routes.js';
@@ -80,6 +82,8 @@ function requestLog(logger: Logger) {
           path: ctx.path,
           status: ctx.status,
           ms: Math.round(performance.now() - started),
+          // Who made it: an API key (key_…) or a member signed in to the console (usr_…).
+          actor: (ctx.state.auth as AuthContext | undefined)?.actorId,
         },
         'request',
       );
@@ -95,12 +99,11 @@ function requestLog(logger: Logger) {
  * A route whose weight is in its body (a batch: a slot per image) authenticates first, reads the body,
  * then takes its slots: all of them, or one if the body cannot be read.
  */
-function enter(services: Services, route: RouteDefinition, authFailuresPerMinute: number) {
+function enter(services: Services, route: RouteDefinition, door: Door) {
   const parse = jsonBody();
   const category = categoryOf(route);
   const weightOf = route.rateLimit?.weight;
-  const admitted = (ctx: Context, weight: number) =>
-    admit(ctx, services.keyGate, services.rateLimiter, authFailuresPerMinute, category, weight);
+  const admitted = (ctx: Context, weight: number) => admit(ctx, door, category, weight);
   return async (ctx: Context, next: Next) => {
     if (!weightOf) {
       await admitted(ctx, 1);
@@ -119,10 +122,30 @@ function enter(services: Services, route: RouteDefinition, authFailuresPerMinute
   };
 }
 
-function requireRole(required: ApiKeyRole) {
+/**
+ * The caller may make this request: its role (an API key's, or the one a member's role maps to) is
+ * high enough, a tasker's session stays on the routes for taskers, and a session-only route is called
+ * with a session.
+ */
+function authorise(route: RouteDefinition, required: ApiKeyRole) {
   return (ctx: Context, next: Next) => {
     const auth = ctx.state.auth as AuthContext;
+    if (route.auth === 'session' && !auth.session)
+      throw new NotAllowedError(
+        'This operation is for console sessions (a member signed in at /console), not API keys.',
+      );
+    if (auth.session?.memberRole === 'tasker' && !route.taskers)
+      throw new NotAllowedError("A tasker's console session reaches tasks only.", { memberRole: 'tasker' });
     if (!roleAllows(auth.role, required)) throw new ForbiddenError(required, auth.role);
+    return next();
+  };
+}
+
+/** The console's public routes: its own origin only, and an address past its budget refused before the body. */
+function consolePublic(door: Door) {
+  return async (ctx: Context, next: Next) => {
+    await admitAddress(ctx, door);
+    if (!sameOrigin(ctx, door.publicUrl)) throw new CsrfError('origin');
     return next();
   };
 }
@@ -132,12 +155,14 @@ function requireRole(required: ApiKeyRole) {
  * limit of this route's category taken, the role checked, and only then may a stored idempotent
  * answer be replayed. Auth comes from the matched route, never from the path's spelling.
  */
-function mount(router: Router, route: RouteDefinition, services: Services, authFailuresPerMinute: number): void {
+function mount(router: Router, route: RouteDefinition, services: Services, door: Door): void {
   const required = route.role ?? defaultRole(route.method);
   const guards =
     route.auth === false
-      ? [jsonBody()]
-      : [enter(services, route, authFailuresPerMinute), requireRole(required), idempotency(() => services.idempotency)];
+      ? route.consolePublic
+        ? [consolePublic(door), jsonBody()]
+        : [jsonBody()]
+      : [enter(services, route, door), authorise(route, required), idempotency(() => services.idempotency)];
   router[route.method](toRouterPath(route.path), ...guards, async (ctx: Context) => {
     const auth = ctx.state.auth as AuthContext;
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : undefined;
@@ -199,13 +224,21 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   const publicPaths = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
   const isPublic = (path: string) => publicPaths.has(path) || path.startsWith(`${API_PREFIX}/docs/assets/`);
 
+  const door: Door = {
+    keyGate: services.keyGate,
+    sessionGate: services.sessionGate,
+    limiter: services.rateLimiter,
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    publicUrl: config.PUBLIC_URL,
+  };
   const api = new Router(routing);
-  for (const route of routes) mount(api, route, services, config.AUTH_FAILURES_PER_MINUTE);
+  for (const route of routes) mount(api, route, services, door);
 
   app.use(requestLog(logger));
   app.use(errorHandler(logger));
   app.use(health.routes());
   app.use(docs.routes());
+  app.use(consoleRouter(config.CONSOLE_DIR ?? defaultConsoleDir()).routes());
   app.use((ctx, next) => RequestContext.create(orm.em, next));
   // Runs last on the way out: anything no router answered is a 404 in the error envelope. Under
   // /api/v1 the caller is still authenticated first (an unknown route without a key is a 401, so
@@ -220,7 +253,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
       const guarded = ctx.path.startsWith(API_PREFIX) && !isPublic(ctx.path);
       if (guarded && !ctx.state.rateLimited && (status === 404 || status === 405)) {
         const category = ctx.method === 'GET' || ctx.method === 'HEAD' ? 'reads' : 'writes';
-        await admit(ctx, services.keyGate, services.rateLimiter, config.AUTH_FAILURES_PER_MINUTE, category, 1);
+        await admit(ctx, door, category, 1);
       }
       throw err;
     }

@@ -12,14 +12,32 @@ export function typescriptSample(route: RouteDefinition): string {
   const path = `/api/v1${route.path}`;
   const params = route.params ? requiredExample(route.params) : undefined;
   const body = route.body ? requiredExample(route.body) : undefined;
-  const header = [
-    `import { createClient } from '@shelf/client';`,
-    '',
-    `const shelf = createClient({`,
-    `  baseUrl: 'http://localhost:3000',`,
-    `  apiKey: process.env.SHELF_API_KEY!,`,
-    `});`,
-  ];
+  // The console's routes are called from its page with the member's session, not with a key.
+  const header =
+    route.auth === 'session' || route.consolePublic
+      ? [
+          `import { createClient } from '@shelf/client';`,
+          '',
+          `// In a page of the service's own origin: the browser sends the session cookie.`,
+          `let csrfToken: string | undefined; // from the sign-in answer`,
+          `const shelf = createClient({`,
+          `  baseUrl: 'http://localhost:3000',`,
+          `  session: { csrfToken: () => csrfToken },`,
+          `});`,
+        ]
+      : [
+          `import { createClient } from '@shelf/client';`,
+          '',
+          `const shelf = createClient({`,
+          `  baseUrl: 'http://localhost:3000',`,
+          `  apiKey: process.env.SHELF_API_KEY!,`,
+          `});`,
+        ];
+  if (route.responseContentType) {
+    // Not JSON: the answer's bytes, through openapi-fetch underneath (the typed calls parse JSON).
+    const init = params ? `{ params: { path: ${literal(params)} }, parseAs: 'blob' }` : `{ parseAs: 'blob' }`;
+    return [...header, `const { data: file } = await shelf.raw.GET('${path}', ${init});`].join('\n');
+  }
   if (route.method === 'get' && isList(route.response) && !params) {
     return [
       ...header,

@@ -73,6 +73,10 @@ export function errorHandler(logger: Logger) {
       ctx.status = appError.status;
       ctx.body = errorBody(appError);
       if (appError.status === 503) ctx.set('Retry-After', '5');
+      // A 429 refused by a service (a throttled sign-in) says when to come back, as the gates' own do.
+      const retryAfter = appError.details?.retryAfter;
+      if (appError.status === 429 && !ctx.response.get('Retry-After') && typeof retryAfter === 'number')
+        ctx.set('Retry-After', String(retryAfter));
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AppError, type ErrorDetails } from '../lib/errors.js';
+import { AppError, RateLimitedError } from '../lib/errors.js';
 import type { RateLimitCategory } from '../modules/organisations/plans.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterCommit } from '../db/after-commit.js';
@@ -11,26 +11,13 @@ import {
 } from '../modules/idempotency/idempotency.service.js';
 import { AddressOverBudgetError, type AddressBudget, type KeyGate } from '../modules/api-keys/key-gate.js';
 import type { RateLimiter, RateLimitResult } from '../modules/rate-limits/rate-limiter.js';
-import type { AuthContext } from './auth-context.js';
+import { consoleRole, type AuthContext } from './auth-context.js';
+import type { SessionGate } from '../modules/sessions/session-gate.js';
+import { CSRF_HEADER, readSessionToken, sameOrigin } from './session-cookie.js';
 import { clientAddressKey } from './client-address.js';
 import type { RouteDefinition } from './route.js';
 import { errorBody, toAppError } from './error-handler.js';
 import { metrics } from '../lib/metrics.js';
-
-export class RateLimitedError extends AppError {
-  constructor(r: RateLimitResult) {
-    super(
-      'RATE_LIMITED',
-      429,
-      `Rate limit exceeded: ${r.limit} requests per 60 s in this category. Retry after ${r.retryAfter} s.`,
-      {
-        retryAfter: r.retryAfter,
-        limit: r.limit,
-        window: '60s',
-      } satisfies ErrorDetails,
-    );
-  }
-}
 
 function setHeaders(ctx: Context, r: { limit: number; remaining: number; resetAt: number }) {
   ctx.set('X-RateLimit-Limit', String(r.limit));
@@ -43,11 +30,25 @@ export function categoryOf(route: Pick<RouteDefinition, 'method' | 'rateLimit'>)
   return route.rateLimit?.category ?? (route.method === 'get' ? 'reads' : 'writes');
 }
 
+/** What `admit` needs: the two gates (API keys, console sessions), the windows and their settings. */
+export type Door = {
+  keyGate: KeyGate;
+  sessionGate: SessionGate;
+  limiter: RateLimiter;
+  authFailuresPerMinute: number;
+  publicUrl: string | undefined;
+};
+
 /**
- * The door every API request goes through: authenticate the key and take `weight` slots of its
- * `category` window in one step (KeyGate), set the rate-limit headers, refuse with 429 when the
- * window is full (consuming nothing). Weight 0 only authenticates: the caller takes its slots with
- * `takeSlots` once it knows how many (a batch's are in its body).
+ * The door every API request goes through: authenticate the caller and take `weight` slots of its
+ * `category` window in one step, set the rate-limit headers, refuse with 429 when the window is full
+ * (consuming nothing). Weight 0 only authenticates: the caller takes its slots with `takeSlots` once
+ * it knows how many (a batch's are in its body).
+ *
+ * The caller is the API key of the Authorization header (KeyGate) or, without that header, the console
+ * session of the session cookie (SessionGate), through the same steps: a session's state change must
+ * also come from the service's own origin with the session's CSRF token (refused with 403 before
+ * anything is taken), and its windows are the member's own.
  *
  * Failed authentications count per client address (default 30 a minute; an IPv6 address by its /64,
  * clientAddressKey), so key guessing is slow. That budget is checked first, in the same call: an
@@ -55,31 +56,70 @@ export function categoryOf(route: Pick<RouteDefinition, 'method' | 'rateLimit'>)
  * body is read only after this), whatever key it sends. A refused request takes nothing, so the
  * address gets tries back as its failures leave the window.
  */
-export async function admit(
-  ctx: Context,
-  gate: KeyGate,
-  limiter: RateLimiter,
-  authFailuresPerMinute: number,
-  category: RateLimitCategory,
-  weight: number,
-) {
-  const address: AddressBudget = { bucket: `authfail:${clientAddressKey(ctx.ip)}`, limit: authFailuresPerMinute };
-  let entered: Awaited<ReturnType<KeyGate['enter']>>;
+export async function admit(ctx: Context, door: Door, category: RateLimitCategory, weight: number) {
+  const address: AddressBudget = { bucket: `authfail:${clientAddressKey(ctx.ip)}`, limit: door.authFailuresPerMinute };
+  const authorization = ctx.get('authorization') || undefined;
+  const sessionToken = authorization ? undefined : readSessionToken(ctx);
+  let auth: AuthContext;
+  let rate: RateLimitResult;
   try {
-    entered = await gate.enter(ctx.get('authorization') || undefined, category, weight, address);
+    if (sessionToken) {
+      const entered = await door.sessionGate.enter(
+        sessionToken,
+        {
+          required: !['GET', 'HEAD', 'OPTIONS'].includes(ctx.method),
+          sameOrigin: sameOrigin(ctx, door.publicUrl),
+          token: ctx.get(CSRF_HEADER) || undefined,
+        },
+        category,
+        weight,
+        address,
+      );
+      const { owner } = entered;
+      rate = entered.rate;
+      auth = {
+        organisationId: owner.organisationId,
+        actorId: owner.userId,
+        role: consoleRole(owner.memberRole),
+        plan: owner.plan,
+        customLimits: owner.customLimits,
+        session: { id: owner.sessionId, userId: owner.userId, memberRole: owner.memberRole },
+      };
+    } else {
+      const entered = await door.keyGate.enter(authorization, category, weight, address);
+      const { owner } = entered;
+      rate = entered.rate;
+      auth = {
+        organisationId: owner.organisationId,
+        actorId: owner.apiKeyId,
+        role: owner.role,
+        plan: owner.plan,
+        customLimits: owner.customLimits,
+        session: null,
+      };
+    }
   } catch (err) {
     if (err instanceof AddressOverBudgetError) refuse(ctx, err.window, 'auth_failures');
     if (err instanceof AppError && err.status === 401) {
-      const counted = await limiter.consume(address.bucket, authFailuresPerMinute, 1);
+      const counted = await door.limiter.consume(address.bucket, door.authFailuresPerMinute, 1);
       // A 401 describes the limit it counts against: this address's failed authentications.
       setHeaders(ctx, counted);
       if (!counted.allowed) refuse(ctx, counted, 'auth_failures');
     }
     throw err;
   }
-  ctx.state.auth = entered.owner satisfies AuthContext;
+  ctx.state.auth = auth;
   ctx.state.rateLimited = true;
-  if (weight > 0) allowOrRefuse(ctx, category, entered.rate);
+  if (weight > 0) allowOrRefuse(ctx, category, rate);
+}
+
+/**
+ * The console's public requests (sign-in, links): an address past its failed-authentication budget
+ * is refused here, before the body is read, as `admit` refuses it.
+ */
+export async function admitAddress(ctx: Context, door: Door) {
+  const window = await door.limiter.check(`authfail:${clientAddressKey(ctx.ip)}`, door.authFailuresPerMinute);
+  if (!window.allowed) refuse(ctx, window, 'auth_failures');
 }
 
 /** After `admit` with weight 0: takes `weight` slots of the caller's `category` window, or 429. */
@@ -110,7 +150,7 @@ export function idempotency(service: () => IdempotencyService) {
     const key = ctx.get('idempotency-key');
     if (!key || (ctx.method !== 'POST' && ctx.method !== 'PATCH')) return next();
     const auth = ctx.state.auth as AuthContext;
-    const scope = { organisationId: auth.organisationId, apiKeyId: auth.apiKeyId };
+    const scope = { organisationId: auth.organisationId, apiKeyId: auth.actorId };
     if (key.length > 255)
       throw new AppError('VALIDATION_FAILED', 422, 'Idempotency-Key is at most 255 characters.', {
         fields: [{ field: 'header.Idempotency-Key', message: 'At most 255 characters.' }],

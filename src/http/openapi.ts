@@ -16,13 +16,26 @@ export const errorSchema = z
 const ERROR_STATUS: Record<string, { status: string; description: string }> = {
   AUTH_REQUIRED: {
     status: '401',
-    description: 'AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key).',
+    description:
+      'AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key).',
+  },
+  INVALID_CREDENTIALS: {
+    status: '401',
+    description: 'INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK.',
+  },
+  INVALID_LINK: {
+    status: '401',
+    description: 'INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK.',
   },
   INSUFFICIENT_CREDITS: {
     status: '402',
     description: 'INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining.',
   },
-  FORBIDDEN: { status: '403', description: 'FORBIDDEN: the key role is too low for this operation.' },
+  FORBIDDEN: {
+    status: '403',
+    description:
+      "FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token).",
+  },
   NOT_FOUND: { status: '404', description: 'NOT_FOUND: unknown id or an id of another organisation.' },
   CONFLICT: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
   INVALID_TRANSITION: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
@@ -48,10 +61,24 @@ const ERROR_STATUS: Record<string, { status: string; description: string }> = {
 function errorCodesFor(route: RouteDefinition): string[] {
   const codes = new Set<string>(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
   if (route.auth !== false) ['AUTH_REQUIRED', 'FORBIDDEN', 'RATE_LIMITED'].forEach((c) => codes.add(c));
+  if (route.consolePublic) ['FORBIDDEN', 'RATE_LIMITED'].forEach((c) => codes.add(c));
+  if (route.path === '/auth/sign-in') codes.add('INVALID_CREDENTIALS');
+  if (route.path.startsWith('/auth/links/')) codes.add('INVALID_LINK');
   if (route.params || route.query || route.body) codes.add('VALIDATION_FAILED');
   if (route.body) ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'].forEach((c) => codes.add(c));
   route.errors?.forEach((c) => codes.add(c));
   return [...codes];
+}
+
+/** Who may call an operation, in its description. */
+function accessNote(route: RouteDefinition, role: string): string {
+  if (route.auth === false)
+    return route.consolePublic
+      ? "Public (the console's): from the service's own origin only."
+      : 'Public: no API key needed.';
+  if (route.auth === 'session') return 'Requires a console session (any member role); API keys are refused.';
+  const taskers = route.taskers ? " A tasker's console session may call it too." : '';
+  return `Requires an API key with the \`${role}\` role or higher, or a console session whose member role maps to it (owner: admin, member: write).${taskers}`;
 }
 
 function responseHeaders(auth: boolean) {
@@ -84,7 +111,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
       [String(route.status)]: {
         description: route.responseDescription ?? 'Success.',
         headers: responseHeaders(auth),
-        content: { 'application/json': { schema: route.response } },
+        content: { [route.responseContentType ?? 'application/json']: { schema: route.response } },
       },
     };
     for (const code of errorCodesFor(route)) {
@@ -97,14 +124,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
     paths[path][route.method] = {
       operationId: route.operationId,
       summary: route.summary,
-      description: [
-        route.description,
-        auth ? `Requires an API key with the \`${role}\` role or higher.` : 'Public: no API key needed.',
-      ]
-        .filter(Boolean)
-        .join('\n\n'),
+      description: [route.description, accessNote(route, role)].filter(Boolean).join('\n\n'),
       tags: [route.tag],
-      ...(auth ? {} : { security: [] }),
+      ...(auth ? (route.auth === 'session' ? { security: [{ consoleSession: [] }] } : {}) : { security: [] }),
       requestParams: {
         ...(route.params ? { path: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
@@ -136,13 +158,20 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
         'Turns shelf photos into structured retail data. Every path is under /api/v1; bodies are JSON; single objects come as `{ data }` and lists as `{ data, pagination: { cursor, hasMore } }`; errors as `{ error: { code, message, details? } }`.',
     },
     servers: [{ url: '/' }],
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { consoleSession: [] }],
     components: {
       securitySchemes: {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
           description: 'API key: `svc_live_` followed by 64 lowercase hex characters.',
+        },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'shelf_session',
+          description:
+            "The console's session (`__Host-shelf_session` over TLS), set by POST /api/v1/auth/sign-in, accepted in place of an API key for the console's own requests. Every POST, PATCH and DELETE made with it must come from the service's own origin (Origin header) and carry `X-CSRF-Token` (from the sign-in answer or GET /api/v1/auth/session). An owner's session has the admin role, a member's write, a tasker's reaches task routes only.",
         },
       },
     },

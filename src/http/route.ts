@@ -44,8 +44,20 @@ export type RouteDefinition<
   tag: string;
   /** Minimum key role; defaults from the method (GET read, POST/PATCH write, DELETE admin). */
   role?: ApiKeyRole;
-  /** False for the few public routes (health, OpenAPI document). */
-  auth?: boolean;
+  /**
+   * Who may call: by default an API key or a console session (a signed-in member, in place of a key);
+   * `'session'`: a console session only (signing out, the session itself); false: anyone (the OpenAPI
+   * document, the console's sign-in and links).
+   */
+  auth?: boolean | 'session';
+  /** A tasker's console session may call it (taskers reach tasks only; docs/decisions.md, Console). */
+  taskers?: boolean;
+  /**
+   * A public route of the console (sign-in, links): refused unless it comes from the service's own
+   * origin, and, like an authenticated route, refused before its body is read when the client
+   * address is past its failed-authentication budget.
+   */
+  consolePublic?: boolean;
   /**
    * Which rate-limit bucket the route draws from and how many slots a request takes; by default
    * GET is a read and everything else a write, one slot each.
@@ -56,6 +68,8 @@ export type RouteDefinition<
   body?: B;
   status: number;
   response: z.ZodType;
+  /** The success answer's media type when it is not JSON (an image: `response` then describes its bytes). */
+  responseContentType?: string;
   responseDescription?: string;
   errors?: ErrorCode[];
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>;

@@ -12,6 +12,7 @@ import { orderRoutes } from '../modules/orders/order.routes.js';
 import { reportRoutes } from '../modules/reports/report.routes.js';
 import { memberRoutes } from '../modules/members/member.routes.js';
 import { projectRoutes } from '../modules/projects/project.routes.js';
+import { sessionRoutes } from '../modules/sessions/session.routes.js';
 import type { Commands } from '../commands.js';
 import type { Services } from '../services.js';
 import type { RouteDefinition } from './route.js';
@@ -30,8 +31,9 @@ export function apiRoutes(s: Services, c: Commands): RouteDefinition[] {
     ...accountRoutes(s.accounts),
     ...orderRoutes(s.orders),
     ...reportRoutes(s.reports),
-    ...memberRoutes(s.members),
+    ...memberRoutes(s.members, s.sessions),
     ...usageRoutes(s.usage),
     ...apiKeyRoutes(s.apiKeys),
+    ...sessionRoutes(s.sessions),
   ];
 }

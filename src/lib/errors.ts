@@ -28,6 +28,49 @@ export class InvalidApiKeyError extends AppError {
   }
 }
 
+/** No console session cookie, or its session ended (signed out, idle, too old, member removed). */
+export class SessionRequiredError extends AppError {
+  constructor() {
+    super(
+      'AUTH_REQUIRED',
+      401,
+      'No console session, or it has ended (signed out, expired, or the member was removed): sign in again.',
+    );
+  }
+}
+
+/** A sign-in whose e-mail address and password match no member: one answer for both, so it tells nothing. */
+export class InvalidCredentialsError extends AppError {
+  constructor() {
+    super('INVALID_CREDENTIALS', 401, 'The e-mail address or the password is wrong.');
+  }
+}
+
+/** A sign-in or invitation link that is unknown, used, replaced or past its time. */
+export class InvalidLinkError extends AppError {
+  constructor() {
+    super(
+      'INVALID_LINK',
+      401,
+      'This link is unknown, already used, replaced by a newer one, or expired: ask an owner for a new one.',
+    );
+  }
+}
+
+/**
+ * Too many requests in a rolling 60-second window: an API key's category, a client address's failed
+ * authentications, or an account's failed sign-ins. The HTTP layer sends `Retry-After` from its details.
+ */
+export class RateLimitedError extends AppError {
+  constructor(r: { limit: number; retryAfter: number }, what = 'requests per 60 s in this category') {
+    super('RATE_LIMITED', 429, `Rate limit exceeded: ${r.limit} ${what}. Retry after ${r.retryAfter} s.`, {
+      retryAfter: r.retryAfter,
+      limit: r.limit,
+      window: '60s',
+    } satisfies ErrorDetails);
+  }
+}
+
 export class InsufficientCreditsError extends AppError {
   constructor(creditsRequired: number, creditsRemaining: number) {
     super('INSUFFICIENT_CREDITS', 402, `This request needs ${creditsRequired} credit(s); ${creditsRemaining} remain.`, {
@@ -39,10 +82,39 @@ export class InsufficientCreditsError extends AppError {
 
 export class ForbiddenError extends AppError {
   constructor(required: string, actual: string) {
-    super('FORBIDDEN', 403, `This operation needs an API key with the '${required}' role; this key has '${actual}'.`, {
-      requiredRole: required,
-      keyRole: actual,
-    });
+    super(
+      'FORBIDDEN',
+      403,
+      `This operation needs the '${required}' role (an API key's, or a member's in the console); this caller has '${actual}'.`,
+      {
+        requiredRole: required,
+        keyRole: actual,
+      },
+    );
+  }
+}
+
+/**
+ * A console session's state change without the defence against cross-site requests: an `Origin` that
+ * is not the service's own, or no `X-CSRF-Token` matching the session. Nothing was changed.
+ */
+export class CsrfError extends AppError {
+  constructor(reason: 'origin' | 'csrf_token') {
+    super(
+      'FORBIDDEN',
+      403,
+      reason === 'origin'
+        ? 'A console session may change things only from the console itself (this request came from another origin, or named none).'
+        : 'This change needs the X-CSRF-Token header of the console session; reload the console and try again.',
+      { reason },
+    );
+  }
+}
+
+/** Refused by who the caller is rather than by a key role: a tasker outside tasks, a key on a session-only route. */
+export class NotAllowedError extends AppError {
+  constructor(message: string, details?: ErrorDetails) {
+    super('FORBIDDEN', 403, message, details);
   }
 }
 

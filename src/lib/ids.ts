@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 export const ID_PREFIXES = {
   analysis: 'an',
@@ -21,6 +21,8 @@ export const ID_PREFIXES = {
   organisation: 'org',
   invitation: 'mbi',
   creditEntry: 'cre',
+  session: 'ses',
+  memberLink: 'mbl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -51,4 +53,13 @@ export function newId(kind: IdKind): string {
 
 export function idPattern(kind: IdKind): RegExp {
   return new RegExp(`^${ID_PREFIXES[kind]}_[0-9a-hjkmnp-tv-z]{26}$`);
+}
+
+/**
+ * The smallest id of `kind` made at or after `time`: ids sort by creation time (their ULID starts
+ * with it), so "created since T" is `id >= idAt(kind, T)`, a range of the (organisation, id) index.
+ */
+export function idAt(kind: IdKind, time: Date): string {
+  const ms = Math.min(Math.max(0, time.getTime()), 2 ** 48 - 1);
+  return `${ID_PREFIXES[kind]}_${encodeTime(ms, 10).toLowerCase()}0000000000000000`;
 }

@@ -33,6 +33,11 @@ const WRITES: Record<string, { entity: string | null; nested?: Record<string, st
   updateMember: { entity: 'User' },
   createApiKey: { entity: 'ApiKey' },
   rotateApiKey: { entity: null },
+  // Console sign-in: the e-mail address and password are looked up and verified, never stored as sent
+  // (the password as its argon2id hash); an invitation link's name becomes the member's.
+  signIn: { entity: null },
+  inspectMemberLink: { entity: null },
+  redeemMemberLink: { entity: 'User' },
 };
 
 type JsonSchema = {

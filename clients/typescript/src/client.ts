@@ -11,8 +11,14 @@ import { retryingFetch, sleep, type RetryOptions } from './retry.js';
 export type ShelfClientOptions = {
   /** Where the service runs, e.g. `https://shelf.example.com`; paths carry their `/api/v1`. */
   baseUrl: string;
-  /** `svc_live_…`, sent as `Authorization: Bearer`. */
-  apiKey: string;
+  /** `svc_live_…`, sent as `Authorization: Bearer`. Give it, or `session`. */
+  apiKey?: string;
+  /**
+   * In a browser on the service's own origin (its console): the member's session, whose cookie the
+   * browser sends; every POST, PATCH and DELETE carries its CSRF token (`X-CSRF-Token`), read from
+   * here at each request (it is the sign-in answer's, or GET /api/v1/auth/session's).
+   */
+  session?: { csrfToken: () => string | undefined };
   /** Another fetch (a proxy agent, instrumentation); defaults to the global one. */
   fetch?: typeof fetch;
   /** Retries on 429/503 and network errors: a count, or the full options. Default 3. */
@@ -54,12 +60,28 @@ export type ShelfClient = {
   raw: Raw;
 };
 
+/** The session's CSRF token on every request that changes something; reads go without it. */
+function withCsrf(fetchImpl: typeof fetch, csrfToken: () => string | undefined): typeof fetch {
+  return (input, init) => {
+    const request = new Request(input, init);
+    const token = csrfToken();
+    if (request.method === 'GET' || request.method === 'HEAD' || !token) return fetchImpl(request);
+    const headers = new Headers(request.headers);
+    headers.set('X-CSRF-Token', token);
+    return fetchImpl(new Request(request, { headers }));
+  };
+}
+
 export function createClient(options: ShelfClientOptions): ShelfClient {
+  if ((options.apiKey === undefined) === (options.session === undefined))
+    throw new TypeError('createClient: give an apiKey or a session, one of the two.');
   const retry = typeof options.retries === 'number' ? { retries: options.retries } : options.retries;
+  // The global fetch looked up at each call, not bound now: a test or a page may replace it later.
+  const base: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const raw = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` },
-    fetch: retryingFetch(options.fetch ?? globalThis.fetch, retry),
+    headers: { ...options.headers, ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}) },
+    fetch: retryingFetch(options.session ? withCsrf(base, options.session.csrfToken) : base, retry),
   });
 
   const call =

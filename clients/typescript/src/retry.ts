@@ -28,7 +28,7 @@ export function retryingFetch(fetchImpl: typeof fetch, options: RetryOptions = {
     let request = original;
     if ((request.method === 'POST' || request.method === 'PATCH') && !request.headers.has('idempotency-key')) {
       const headers = new Headers(request.headers);
-      headers.set('Idempotency-Key', crypto.randomUUID());
+      headers.set('Idempotency-Key', randomKey());
       request = new Request(request, { headers });
     }
     for (let attempt = 0; ; attempt++) {
@@ -49,6 +49,19 @@ export function retryingFetch(fetchImpl: typeof fetch, options: RetryOptions = {
       await sleep(delay, request.signal);
     }
   };
+}
+
+/**
+ * A random UUID (v4). `crypto.randomUUID` exists only in secure contexts: a console opened over plain
+ * HTTP at a server's address has `getRandomValues` but not it.
+ */
+function randomKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 async function retryable(response: Response, attempt: number): Promise<boolean> {

@@ -50,7 +50,7 @@ export function alertRoutes(alerts: AlertService, commands: AlertCommands) {
       response: dataEnvelope(alertSchema),
       errors: ['NOT_FOUND'],
       handler: async ({ auth, params, body }) => ({
-        body: { data: serializeAlert(await commands.update(auth.organisationId, params.id, body, auth.apiKeyId)) },
+        body: { data: serializeAlert(await commands.update(auth.organisationId, params.id, body, auth.actorId)) },
       }),
     }),
   ];

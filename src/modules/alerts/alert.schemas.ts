@@ -65,7 +65,10 @@ export const alertSchema = z
     sourceId: z.string(),
     placeId: z.string().nullable(),
     snoozedUntil: z.iso.datetime().nullable(),
-    actionedBy: z.string().nullable().meta({ description: 'The API key (key_) that last changed the alert.' }),
+    actionedBy: z
+      .string()
+      .nullable()
+      .meta({ description: 'Who last changed the alert: the API key (key_), or the member (usr_) in the console.' }),
     actionedAt: z.iso.datetime().nullable(),
     isPinned: z.boolean(),
     metadata: z.record(z.string(), z.unknown()),

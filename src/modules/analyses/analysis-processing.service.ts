@@ -1,4 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
+import sharp from 'sharp';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
@@ -46,6 +47,18 @@ export function finalKey(kind: string, analysis: Pick<Analysis, 'id' | 'retries'
 
 const cents = (v: number | string | null | undefined) => (v == null ? null : Math.round(Number(v) * 100));
 
+/** The longest side of the photo the console shows (AnalysisImage): enough to read labels on a wide screen. */
+export const PREVIEW_MAX_PX = 1600;
+
+/** The console's copy of a photo: upright (as recognition sees it), at most PREVIEW_MAX_PX a side, a JPEG. */
+function previewOf(bytes: Buffer) {
+  return sharp(bytes)
+    .rotate()
+    .resize({ width: PREVIEW_MAX_PX, height: PREVIEW_MAX_PX, fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: 80 })
+    .toBuffer({ resolveWithObject: true });
+}
+
 /** Domain work of one analysis, called by its workflow's activities. Every step is idempotent. */
 export class AnalysisProcessingService {
   constructor(
@@ -64,13 +77,41 @@ export class AnalysisProcessingService {
     const analysis = await this.load(analysisId);
     if (analysis.status !== 'processing') return { alreadyFinal: true };
     const image = await fetchImage(analysis.imageUrl, opts);
+    const preview = await previewOf(image.bytes);
     await sql(
       this.em,
-      `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
-       on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`,
-      [analysisId, image.contentType, image.width, image.height, image.bytes],
+      `with blob as (
+         insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
+         on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes
+       )
+       insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
+       values (?, ?, 'image/jpeg', ?, ?, ?, now())
+       on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`,
+      [
+        analysisId,
+        image.contentType,
+        image.width,
+        image.height,
+        image.bytes,
+        analysisId,
+        analysis.organisationId,
+        preview.info.width,
+        preview.info.height,
+        preview.data,
+      ],
     );
     return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
+  }
+
+  /** Previews older than `days` deleted (the worker's housekeeping); the number deleted. */
+  async purgePreviews(days: number): Promise<number> {
+    const rows = await sql<{ n: number }>(
+      this.em,
+      `with d as (delete from analysis_images where created_at < now() - make_interval(days => ?) returning 1)
+       select count(*)::int as n from d`,
+      [days],
+    );
+    return rows[0]?.n ?? 0;
   }
 
   async catalogue(organisationId: string, em: EntityManager = this.em): Promise<CatalogueEntry[]> {
@@ -306,6 +347,10 @@ export class AnalysisProcessingService {
       sizeUnit: p.sizeUnit ?? entry?.sizeUnit ?? null,
       matchedInventorySku: match.entry?.sku ?? null,
       matchStatus: match.status,
+      boxX: p.box?.x ?? null,
+      boxY: p.box?.y ?? null,
+      boxWidth: p.box?.width ?? null,
+      boxHeight: p.box?.height ?? null,
     };
   }
 }

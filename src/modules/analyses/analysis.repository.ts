@@ -3,6 +3,7 @@ import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 import { CHARGE_EACH } from '../credits/credit.service.js';
+import { idAt } from '../../lib/ids.js';
 
 /** One submission's row for `chargeAndInsert`; the callback secret already sealed. */
 export type ChargedRow = {
@@ -51,7 +52,15 @@ export type BatchMember = {
   taskId: string | null;
 };
 
-export type AnalysisFilters = { status?: AnalysisStatus; externalId?: string; placeId?: string };
+export type AnalysisFilters = {
+  status?: AnalysisStatus;
+  externalId?: string;
+  placeId?: string;
+  /** Created at or after. */
+  createdAfter?: Date;
+  /** Created before. */
+  createdBefore?: Date;
+};
 
 /** One row of a list: what serializeAnalysis shows, nothing else. */
 export type AnalysisListRow = Pick<
@@ -99,6 +108,10 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
     if (filters.status) add('status = ?', filters.status);
     if (filters.externalId) add('external_id = ?', filters.externalId);
     if (filters.placeId) add('place_id = ?', filters.placeId);
+    // By id, not created_at: ids sort by creation time, so a time range is a range of the index the
+    // list already walks (organisation, id).
+    if (filters.createdAfter) add('id >= ?', idAt('analysis', filters.createdAfter));
+    if (filters.createdBefore) add('id < ?', idAt('analysis', filters.createdBefore));
     if (page.cursor) add('id < ?', decodeCursor(page.cursor));
     const rows = await preparedSql<Raw>(
       this.getEntityManager(),

@@ -6,6 +6,7 @@ import type { AnalysisService, Submitted, SubmittedBatch } from './analysis.serv
 import type { AnalysisCommands } from './analysis-commands.js';
 import {
   analysisDetailSchema,
+  analysisImageSchema,
   analysisSchema,
   batchSchema,
   createAnalysisBody,
@@ -164,6 +165,33 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
               error: a.errorCode ? { code: a.errorCode, message: a.errorMessage ?? '' } : null,
               products: products.map(serializeProduct),
             },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/analyses/{id}/image',
+      operationId: 'getAnalysisImage',
+      summary: "The analysis' photo (a JPEG preview), to draw its products' boxes on",
+      description:
+        "Upright (as recognition saw it) and at most 1,600 px a side: products' `box` fractions apply to it as they do to the photo. Made when the photo is fetched and kept IMAGE_PREVIEW_DAYS (30); 404 before, after, or when the photo could not be fetched.",
+      tag: 'Analyses',
+      params: idParams('an_01jdq3x4v6m8c9a1b2c3d4e5f6'),
+      status: 200,
+      response: analysisImageSchema,
+      responseContentType: 'image/jpeg',
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => {
+        const image = await analyses.image(auth.organisationId, params.id);
+        return {
+          body: image.bytes,
+          headers: {
+            'Content-Type': image.contentType,
+            // The organisation's data: the browser may keep it, shared caches may not.
+            'Cache-Control': 'private, max-age=3600',
+            'X-Image-Width': String(image.width),
+            'X-Image-Height': String(image.height),
           },
         };
       },

@@ -49,10 +49,23 @@ export const createBatchBody = z
   .meta({ id: 'CreateBatchRequest' });
 export type CreateBatchInput = z.infer<typeof createBatchBody>;
 
+/** A date (00:00 UTC that day) or a date-time with its offset, as a Date. */
+const instant = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .transform((v) => new Date(v.length === 10 ? `${v}T00:00:00Z` : v));
+
 export const listAnalysesQuery = z.strictObject({
   status: z.enum(ANALYSIS_STATUSES).optional(),
   externalId: z.string().max(255).optional(),
   placeId: z.string().max(100).optional(),
+  createdAfter: instant.optional().meta({
+    description: 'Created at or after this time (a date means 00:00 UTC that day).',
+    example: '2026-11-01',
+  }),
+  createdBefore: instant.optional().meta({
+    description: 'Created before this time (a date means 00:00 UTC that day: `2026-11-02` ends with 1 November).',
+    example: '2026-11-02',
+  }),
   cursor: cursorParam,
   limit: limitParam(50),
 });
@@ -84,6 +97,10 @@ export const analysisDetailSchema = analysisSchema
     products: z.array(productSchema),
   })
   .meta({ id: 'AnalysisDetail' });
+
+export const analysisImageSchema = z
+  .string()
+  .meta({ format: 'binary', description: 'The photo as a JPEG, upright, at most 1,600 px a side.' });
 
 export const submittedAnalysisSchema = z
   .object({

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  AppError,
   InsufficientCreditsError,
   NotFoundError,
   ValidationError,
@@ -18,6 +19,7 @@ import { limitsFor } from '../organisations/plans.js';
 import type { PlaceService } from '../places/place.service.js';
 import { Product } from '../products/product.entity.js';
 import { Analysis } from './analysis.entity.js';
+import { AnalysisImage } from './analysis-image.entity.js';
 import { AnalysisRepository, type AnalysisFilters } from './analysis.repository.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
 import { Batch } from './batch.entity.js';
@@ -311,6 +313,22 @@ export class AnalysisService {
     if (!analysis) throw new NotFoundError('analysis', id);
     const products = await this.em.find(Product, { analysisId: id }, { orderBy: { position: 'asc' } });
     return { analysis, products };
+  }
+
+  /**
+   * The preview of the analysis' photo (AnalysisImage), for the console: 404 for an analysis of
+   * another organisation, and for one whose photo was not fetched (yet, or ever) or whose preview
+   * has been removed (IMAGE_PREVIEW_DAYS).
+   */
+  async image(organisationId: string, id: string): Promise<AnalysisImage> {
+    const image = await this.em.findOne(AnalysisImage, { analysisId: id, organisationId });
+    if (image) return image;
+    if (!(await this.repo.findInOrg(organisationId, id))) throw new NotFoundError('analysis', id);
+    throw new AppError(
+      'NOT_FOUND',
+      404,
+      `No photo for analysis '${id}': it is still being fetched, could not be fetched (see its error), or its preview was removed after its retention period.`,
+    );
   }
 
   async getBatch(organisationId: string, batchId: string) {

@@ -220,9 +220,16 @@ export class KeyGate {
     return { owner, rate: rateOf(row) };
   }
 
-  /** Takes `weight` slots of an authenticated key's `category` window (after `enter` with weight 0). */
-  take(owner: KeyOwner, category: RateLimitCategory, weight: number): Promise<RateLimitResult> {
-    const limit = limitsFor(owner.plan, owner.customLimits).rateLimits[category];
-    return this.limiter.consume(`key:${owner.apiKeyId}:${category}`, limit, weight);
+  /**
+   * Takes `weight` slots of an authenticated caller's `category` window (after `enter` with weight 0):
+   * the window of the API key, or of the member when the caller is a console session (`actorId`).
+   */
+  take(
+    caller: { actorId: string; plan: PlanTier; customLimits: KeyOwner['customLimits'] },
+    category: RateLimitCategory,
+    weight: number,
+  ): Promise<RateLimitResult> {
+    const limit = limitsFor(caller.plan, caller.customLimits).rateLimits[category];
+    return this.limiter.consume(`key:${caller.actorId}:${category}`, limit, weight);
   }
 }

@@ -33,6 +33,8 @@ export const Event = defineEntity({
   },
   indexes: [
     { properties: ['organisationId', 'id'], name: 'events_org_id_index' },
+    // An analysis' deliveries (the console's analysis page) are found through its events.
+    { properties: ['analysisId'], name: 'events_analysis_id_index' },
     // Each task update numbers its event by counting the task's earlier ones: an indexed path, per tenant.
     {
       name: 'events_task_updated_index',

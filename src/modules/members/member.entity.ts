@@ -18,8 +18,17 @@ export const User = defineEntity({
     phone: p.string().nullable(),
     role: p.enum([...MEMBER_ROLES]),
     reportsTo: p.string().nullable(),
+    /**
+     * argon2id hash (PHC string) of the member's console password; null until they set one through a
+     * sign-in or invitation link (src/modules/sessions). Never returned, exported or logged.
+     */
+    passwordHash: p.string().nullable(),
   },
-  indexes: [{ properties: ['organisationId', 'id'], name: 'users_org_id_index' }],
+  indexes: [
+    { properties: ['organisationId', 'id'], name: 'users_org_id_index' },
+    // Sign-in looks a member up by e-mail in every organisation (one person may belong to several).
+    { properties: ['email'], name: 'users_email_index' },
+  ],
   uniques: [{ properties: ['organisationId', 'email'], name: 'users_org_email_unique' }],
 });
 export type User = InferEntity<typeof User>;

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, deletedSchema, listEnvelope } from '../../http/route.js';
+import type { SessionService } from '../sessions/session.service.js';
+import { renderMemberLink } from '../sessions/session.routes.js';
+import { memberLinkSchema } from '../sessions/session.schemas.js';
 import {
+  createdInvitationSchema,
   invitationSchema,
   inviteBody,
+  listInvitationsQuery,
   listMembersQuery,
   memberSchema,
   serializeMember,
@@ -11,9 +16,12 @@ import {
 import type { MemberService } from './member.service.js';
 
 const params = z.object({ userId: z.string().min(1).max(100).meta({ example: 'usr_01jdq3x4v6m8c9a1b2c3d4e5f6' }) });
+const invitationParams = z.object({
+  invitationId: z.string().min(1).max(100).meta({ example: 'mbi_01jdq3x4v6m8c9a1b2c3d4e5f6' }),
+});
 const tag = 'Members';
 
-export function memberRoutes(members: MemberService) {
+export function memberRoutes(members: MemberService, sessions: SessionService) {
   return [
     defineRoute({
       method: 'get',
@@ -34,21 +42,90 @@ export function memberRoutes(members: MemberService) {
       method: 'post',
       path: '/members/invite',
       operationId: 'inviteMember',
-      summary: 'Invite someone to the organisation',
+      summary: 'Invite someone to the organisation (the answer carries their link)',
       description:
-        'No e-mail is sent unless SMTP is configured (it is not, yet); accept with `npm run cli -- invite:accept`.',
+        'No e-mail is sent: the answer carries the link where the invited person chooses a password and joins (the console at /console/set-password). Pass it on privately; it works once, for 7 days. A new link: POST /members/invitations/{invitationId}/link. The admin CLI can still accept an invitation (`invite:accept`).',
       tag,
       role: 'admin',
       body: inviteBody,
       status: 201,
-      response: dataEnvelope(invitationSchema),
+      response: dataEnvelope(createdInvitationSchema),
       errors: ['CONFLICT'],
-      handler: async ({ auth, body }) => {
-        const i = await members.invite(auth.organisationId, body);
+      handler: async ({ auth, body, ctx }) => {
+        const { invitation: i, token, link } = await sessions.inviteWithLink(auth.organisationId, body);
+        const rendered = renderMemberLink(ctx, sessions, token, link.expiresAt);
         return {
           status: 201,
-          body: { data: { invitationId: i.id, email: i.email, role: i.role, createdAt: i.createdAt.toISOString() } },
+          body: {
+            data: {
+              invitationId: i.id,
+              email: i.email,
+              role: i.role,
+              createdAt: i.createdAt.toISOString(),
+              link: rendered.link,
+              linkExpiresAt: rendered.expiresAt,
+            },
+          },
         };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/members/invitations',
+      operationId: 'listInvitations',
+      summary: 'List pending invitations',
+      tag,
+      query: listInvitationsQuery,
+      status: 200,
+      response: listEnvelope(invitationSchema),
+      handler: async ({ auth, query }) => {
+        const page = await members.listInvitations(auth.organisationId, query);
+        return {
+          body: {
+            data: page.items.map((i) => ({
+              invitationId: i.id,
+              email: i.email,
+              role: i.role,
+              createdAt: i.createdAt.toISOString(),
+            })),
+            pagination: page.pagination,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/members/invitations/{invitationId}/link',
+      operationId: 'createInvitationLink',
+      summary: 'A new link for a pending invitation (the earlier one stops working)',
+      tag,
+      role: 'admin',
+      params: invitationParams,
+      status: 200,
+      response: dataEnvelope(memberLinkSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params, ctx }) => {
+        const { token, link } = await sessions.createInvitationLink(auth.organisationId, params.invitationId);
+        return { body: { data: renderMemberLink(ctx, sessions, token, link.expiresAt) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/members/{userId}/sign-in-link',
+      operationId: 'createSignInLink',
+      summary:
+        "A one-time link where a member sets a new password (a reset; the member's sessions end when it is used)",
+      description:
+        "For a member who forgot their password, or never set one. Works once, for 24 hours; the member's earlier links stop working. No e-mail is sent: pass it on privately.",
+      tag,
+      role: 'admin',
+      params,
+      status: 200,
+      response: dataEnvelope(memberLinkSchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params, ctx }) => {
+        const { token, link } = await sessions.createSignInLink(auth.organisationId, params.userId);
+        return { body: { data: renderMemberLink(ctx, sessions, token, link.expiresAt) } };
       },
     }),
     defineRoute({

@@ -53,6 +53,16 @@ export const invitationSchema = z
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'Invitation' });
+export const createdInvitationSchema = invitationSchema
+  .extend({
+    link: z.string().meta({
+      description:
+        'Where the invited person chooses a password and joins (no e-mail is sent): hand it over privately. Works once.',
+    }),
+    linkExpiresAt: z.iso.datetime(),
+  })
+  .meta({ id: 'CreatedInvitation' });
+export const listInvitationsQuery = z.strictObject({ cursor: cursorParam, limit: limitParam() });
 
 export function serializeMember(u: User): z.infer<typeof memberSchema> {
   return {

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
 import { sql } from '../../db/sql.js';
@@ -60,28 +61,45 @@ export class MemberService {
     return invitation;
   }
 
+  /** Pending invitations, newest first, a page at a time. */
+  listInvitations(organisationId: string, page: Page) {
+    return new TenantRepository(this.em, Invitation).page(organisationId, { status: 'pending' }, page);
+  }
+
   pendingInvitations(organisationId: string) {
     return this.em.find(Invitation, { organisationId, status: 'pending' }, { orderBy: { id: 'asc' } });
   }
 
   async accept(organisationId: string, invitationId: string, name: string): Promise<User> {
-    return this.em.transactional(async (em) => {
-      const invitation = await em.findOne(Invitation, { id: invitationId, organisationId, status: 'pending' });
-      if (!invitation) throw new NotFoundError('pending invitation', invitationId);
-      const user = em.create(User, {
-        id: newId('user'),
-        organisationId,
-        name,
-        email: invitation.email,
-        phone: invitation.phone,
-        role: invitation.role,
-        reportsTo: invitation.reportsTo,
-      });
-      invitation.status = 'accepted';
-      invitation.userId = user.id;
-      await em.flush();
-      return user;
+    return this.em.transactional((em) => this.acceptIn(em, organisationId, invitationId, name));
+  }
+
+  /**
+   * Turns a pending invitation into a member inside the caller's transaction (an invitation link
+   * sets the password in the same commit). Refused if the e-mail became a member meanwhile.
+   */
+  async acceptIn(em: EntityManager, organisationId: string, invitationId: string, name: string): Promise<User> {
+    const invitation = await em.findOne(
+      Invitation,
+      { id: invitationId, organisationId, status: 'pending' },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!invitation) throw new NotFoundError('pending invitation', invitationId);
+    if (await em.findOne(User, { organisationId, email: invitation.email }))
+      throw new ConflictError(`${invitation.email} is already a member.`, { field: 'email' });
+    const user = em.create(User, {
+      id: newId('user'),
+      organisationId,
+      name,
+      email: invitation.email,
+      phone: invitation.phone,
+      role: invitation.role,
+      reportsTo: invitation.reportsTo,
     });
+    invitation.status = 'accepted';
+    invitation.userId = user.id;
+    await em.flush();
+    return user;
   }
 
   async add(organisationId: string, input: { name: string; email: string; role: MemberRole }): Promise<User> {

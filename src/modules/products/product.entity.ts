@@ -39,6 +39,11 @@ export const Product = defineEntity({
     sizeUnit: p.string().nullable(),
     matchedInventorySku: p.string().nullable(),
     matchStatus: p.enum([...MATCH_STATUSES]),
+    /** Where it is on the photo (fractions of its width and height; RecognizedProduct.box); null when not located. */
+    boxX: p.double().nullable(),
+    boxY: p.double().nullable(),
+    boxWidth: p.double().nullable(),
+    boxHeight: p.double().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
   indexes: [

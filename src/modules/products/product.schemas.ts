@@ -34,6 +34,14 @@ export const productSchema = z
     sizeUnit: z.string().nullable(),
     matchedInventorySku: z.string().nullable(),
     matchStatus: z.enum(MATCH_STATUSES),
+    box: z
+      .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() })
+      .nullable()
+      .meta({
+        description:
+          'Where the product is on the photo (upright): its top-left corner, width and height as fractions (0 to 1) of the photo; null when the engine does not locate products.',
+        example: { x: 0.12, y: 0.4, width: 0.18, height: 0.22 },
+      }),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'Product' });
@@ -75,6 +83,10 @@ export function serializeProduct(p: Product): z.infer<typeof productSchema> {
     sizeUnit: p.sizeUnit ?? null,
     matchedInventorySku: p.matchedInventorySku ?? null,
     matchStatus: p.matchStatus,
+    box:
+      p.boxX == null || p.boxY == null || p.boxWidth == null || p.boxHeight == null
+        ? null
+        : { x: Number(p.boxX), y: Number(p.boxY), width: Number(p.boxWidth), height: Number(p.boxHeight) },
     createdAt: p.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
 import { fitText, storableText, unstorable } from '../../lib/text.js';
-import type { RecognizedProduct } from './recognizer.js';
+import type { ProductBox, RecognizedProduct } from './recognizer.js';
 
 /**
  * What a recognized product may hold, from the products table (migrations/): free text and
@@ -48,6 +48,17 @@ export const boundScore = (v: number): number => (Number.isFinite(v) ? Math.min(
 /** A pack size is a non-negative finite number (double precision holds any such); anything else is unknown. */
 export const boundSize = (v: number | null): number | null => (v == null || !Number.isFinite(v) || v < 0 ? null : v);
 
+/** A box within the photo (fractions from 0 to 1, not empty), or none: a box off the photo shows nothing true. */
+export const boundBox = (b: ProductBox | null | undefined): ProductBox | null => {
+  if (!b || ![b.x, b.y, b.width, b.height].every(Number.isFinite)) return null;
+  // The part of the box on the photo: its corners clamped to [0, 1].
+  const clamp = (v: number) => Math.min(1, Math.max(0, v));
+  const [x0, x1, y0, y1] = [clamp(b.x), clamp(b.x + b.width), clamp(b.y), clamp(b.y + b.height)];
+  if (x1 - x0 <= 0 || y1 - y0 <= 0) return null;
+  const r = (v: number) => Math.round(v * 10_000) / 10_000;
+  return { x: r(x0), y: r(y0), width: r(x1 - x0), height: r(y1 - y0) };
+};
+
 /** Every field of a product within its column (any engine: the openai one already answers bounded). */
 export function boundProduct(p: RecognizedProduct): RecognizedProduct {
   return {
@@ -65,5 +76,7 @@ export function boundProduct(p: RecognizedProduct): RecognizedProduct {
     confidenceScore: boundScore(p.confidenceScore),
     sizeValue: boundSize(p.sizeValue),
     sizeUnit: boundText(p.sizeUnit),
+    // An engine that does not locate products leaves the field out; it stays out.
+    ...(p.box === undefined ? {} : { box: boundBox(p.box) }),
   };
 }

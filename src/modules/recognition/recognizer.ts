@@ -36,7 +36,16 @@ export type RecognizedProduct = {
   fixtureType: (typeof FIXTURE_TYPES)[number] | null;
   sizeValue: number | null;
   sizeUnit: string | null;
+  /**
+   * Where the product is on the photo (upright, as EXIF orientation turns it), as fractions of its
+   * width and height, for drawing it on the photo. Left out (or null) by engines that do not locate
+   * products: the openai engine's models place boxes too unreliably to draw.
+   */
+  box?: ProductBox | null;
 };
+
+/** A rectangle on the photo: its top-left corner, width and height, each a fraction (0 to 1) of the photo's. */
+export type ProductBox = { x: number; y: number; width: number; height: number };
 
 export type Confidence = (typeof CONFIDENCE_LEVELS)[number];
 

@@ -1,3 +1,5 @@
+import type { AuthContext } from '../../http/auth-context.js';
+import { NotAllowedError } from '../../lib/errors.js';
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
 import type { TaskCommands } from './task-commands.js';
 import type { TaskService } from './task.service.js';
@@ -12,6 +14,18 @@ import {
 
 const params = idParams('tsk_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'Tasks';
+
+/** Fields a tasker (field staff) changes as they work; what the task is and who does it stay the office's. */
+const TASKER_FIELDS = new Set(['status', 'notes']);
+
+function assertTaskerMayChange(auth: AuthContext, body: object) {
+  if (auth.session?.memberRole !== 'tasker') return;
+  const others = Object.keys(body).filter((k) => !TASKER_FIELDS.has(k));
+  if (others.length > 0)
+    throw new NotAllowedError(`A tasker changes a task's status and notes only, not ${others.join(', ')}.`, {
+      fields: others,
+    });
+}
 
 export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
   return [
@@ -36,6 +50,7 @@ export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
       operationId: 'listTasks',
       summary: 'List tasks',
       tag,
+      taskers: true,
       query: listTasksQuery,
       status: 200,
       response: listEnvelope(taskSchema),
@@ -52,6 +67,7 @@ export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
       operationId: 'getTask',
       summary: 'Get a task with its details',
       tag,
+      taskers: true,
       params,
       status: 200,
       response: dataEnvelope(taskDetailSchema),
@@ -67,16 +83,18 @@ export function taskRoutes(tasks: TaskService, commands: TaskCommands) {
       summary:
         'Change a task: status (pending → in_progress | completed | cancelled; in_progress → completed | cancelled) and fields',
       description:
-        'Emits `task.updated` with `updatedFields`, and `task.completed` on completion. A refused transition is 409 INVALID_TRANSITION with `details.allowed`.',
+        "Emits `task.updated` with `updatedFields`, and `task.completed` on completion. A refused transition is 409 INVALID_TRANSITION with `details.allowed`. A tasker's console session changes `status` and `notes` only.",
       tag,
+      taskers: true,
       params,
       body: updateTaskBody,
       status: 200,
       response: dataEnvelope(taskDetailSchema),
       errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
-      handler: async ({ auth, params, body }) => ({
-        body: { data: await commands.update(auth.organisationId, params.id, body, auth.apiKeyId) },
-      }),
+      handler: async ({ auth, params, body }) => {
+        assertTaskerMayChange(auth, body);
+        return { body: { data: await commands.update(auth.organisationId, params.id, body, auth.actorId) } };
+      },
     }),
     defineRoute({
       method: 'delete',

@@ -64,7 +64,10 @@ export const taskDetailSchema = taskSchema
     generationId: z.string().nullable().meta({ description: 'The analysis (an_) that completed the task.' }),
     expectationIds: z.array(z.string()),
     completedAt: z.iso.datetime().nullable(),
-    completedBy: z.string().nullable(),
+    completedBy: z.string().nullable().meta({
+      description:
+        'Who completed it: the API key (key_), or the member (usr_) in the console; null when an analysis did.',
+    }),
   })
   .meta({ id: 'TaskDetail' });
 export type TaskDetail = z.infer<typeof taskDetailSchema>;

@@ -38,9 +38,30 @@ export const usageSchema = z
     }),
     rateLimits: z
       .object({ analyses: window, reads: window, writes: window })
-      .meta({ description: "This API key's rolling 60-second windows." }),
+      .meta({ description: "The caller's rolling 60-second windows: the API key's, or the signed-in member's." }),
   })
   .meta({ id: 'Usage' });
+
+export const dailyUsageSchema = z
+  .object({
+    days: z.number().int(),
+    from: z.iso.date(),
+    to: z.iso.date().meta({ description: 'Today (UTC).' }),
+    series: z.array(
+      z.object({
+        date: z.iso.date(),
+        submitted: z.number().int().meta({ description: 'Analyses submitted that day (UTC).' }),
+        completed: z.number().int().meta({ description: 'Of those, completed by now.' }),
+        failed: z.number().int().meta({ description: 'Of those, failed by now (their credits refunded).' }),
+        processing: z.number().int().meta({ description: 'Of those, still processing.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'DailyUsage' });
+
+export const dailyUsageQuery = z.strictObject({
+  days: z.coerce.number().int().min(1).max(90).default(30).meta({ description: 'How many days, today included.' }),
+});
 
 export function usageRoutes(usage: UsageService) {
   return [
@@ -52,7 +73,18 @@ export function usageRoutes(usage: UsageService) {
       tag: 'Usage',
       status: 200,
       response: dataEnvelope(usageSchema),
-      handler: async ({ auth }) => ({ body: { data: await usage.usage(auth.organisationId, auth.apiKeyId) } }),
+      handler: async ({ auth }) => ({ body: { data: await usage.usage(auth.organisationId, auth.actorId) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/usage/daily',
+      operationId: 'getDailyUsage',
+      summary: 'Analyses submitted per day, and how they ended',
+      tag: 'Usage',
+      query: dailyUsageQuery,
+      status: 200,
+      response: dataEnvelope(dailyUsageSchema),
+      handler: async ({ auth, query }) => ({ body: { data: await usage.daily(auth.organisationId, query.days) } }),
     }),
   ];
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
+import { idAt } from '../../lib/ids.js';
 import type { CreditService } from '../credits/credit.service.js';
 import { Organisation } from '../organisations/organisation.entity.js';
 import { limitsFor, type RateLimitCategory } from '../organisations/plans.js';
@@ -13,7 +14,7 @@ export class UsageService {
   ) {}
 
   /** decisions.md's usage shape: batch size, credits by pool, plan, and live rate-limit windows of this key. */
-  async usage(organisationId: string, apiKeyId: string) {
+  async usage(organisationId: string, actorId: string) {
     const org = await this.em.findOneOrFail(Organisation, { id: organisationId });
     const limits = limitsFor(org.plan, org.customLimits);
     const balance = await this.credits.balance(organisationId);
@@ -31,7 +32,7 @@ export class UsageService {
     );
     const rateLimits = {} as Record<RateLimitCategory, { limit: number; remaining: number; resetAt: string }>;
     for (const category of ['analyses', 'reads', 'writes'] as const) {
-      const w = await this.limiter.peek(`key:${apiKeyId}:${category}`, limits.rateLimits[category]);
+      const w = await this.limiter.peek(`key:${actorId}:${category}`, limits.rateLimits[category]);
       rateLimits[category] = {
         limit: w.limit,
         remaining: w.remaining,
@@ -57,5 +58,37 @@ export class UsageService {
       },
       rateLimits,
     };
+  }
+
+  /**
+   * Analyses submitted on each of the last `days` days (UTC), today included, with how many of them
+   * have completed, failed or are still processing: the console's chart. Days without any are zeros.
+   */
+  async daily(organisationId: string, days: number) {
+    const now = new Date();
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const from = new Date(today - (days - 1) * 86_400_000);
+    const rows = await sql<{ day: string; submitted: number; completed: number; failed: number; processing: number }>(
+      this.em,
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as submitted,
+              count(*) filter (where status = 'completed')::int as completed,
+              count(*) filter (where status = 'failed')::int as failed,
+              count(*) filter (where status = 'processing')::int as processing
+         from analyses where organisation_id = ? and id >= ? group by 1`,
+      [organisationId, idAt('analysis', from)],
+    );
+    const byDay = new Map(rows.map((r) => [r.day, r]));
+    const series = Array.from({ length: days }, (_, i) => {
+      const date = new Date(from.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+      const r = byDay.get(date);
+      return {
+        date,
+        submitted: r?.submitted ?? 0,
+        completed: r?.completed ?? 0,
+        failed: r?.failed ?? 0,
+        processing: r?.processing ?? 0,
+      };
+    });
+    return { days, from: series[0]!.date, to: series.at(-1)!.date, series };
   }
 }

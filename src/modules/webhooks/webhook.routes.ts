@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
-import type { WebhookService } from './webhook.service.js';
+import { MAX_ANALYSIS_DELIVERIES, type WebhookService } from './webhook.service.js';
 import type { WebhookCommands } from './webhook-commands.js';
 import {
   createWebhookBody,
@@ -179,6 +179,33 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
       handler: async ({ auth, params }) => {
         const d = await commands.redeliver(auth.organisationId, params.id, params.deliveryId);
         return { body: { data: serializeDelivery(d, await webhooks.attemptsOf(d.id)) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/analyses/{id}/deliveries',
+      operationId: 'listAnalysisDeliveries',
+      summary: "The analysis' webhook and callback deliveries, with their attempts",
+      description: `Newest first, at most ${MAX_ANALYSIS_DELIVERIES}: a delivery per endpoint for each of its events (\`analysis.completed\` or \`analysis.failed\`, again for each operator retry), and its callback's (\`webhookId\` null). Admin, as webhook deliveries are (they show endpoint URLs).`,
+      tag,
+      role: 'admin',
+      params: idParams('an_01jdq3x4v6m8c9a1b2c3d4e5f6'),
+      status: 200,
+      response: listEnvelope(deliverySchema),
+      errors: ['NOT_FOUND'],
+      handler: async ({ auth, params }) => {
+        const { items, attempts } = await webhooks.deliveriesOfAnalysis(auth.organisationId, params.id);
+        return {
+          body: {
+            data: items.map((d) =>
+              serializeDelivery(
+                d,
+                attempts.filter((a) => a.deliveryId === d.id),
+              ),
+            ),
+            pagination: { cursor: null, hasMore: false },
+          },
+        };
       },
     }),
   ];

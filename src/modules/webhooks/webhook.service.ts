@@ -12,6 +12,8 @@ import { Webhook } from './webhook.entity.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.schemas.js';
 
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
+/** The most deliveries listed for one analysis (GET /analyses/{id}/deliveries). */
+export const MAX_ANALYSIS_DELIVERIES = 100;
 
 /** A delivery an operator's bulk redelivery (CLI webhooks:redeliver-failed) may send again. */
 export type RedeliveryCandidate = {
@@ -146,6 +148,36 @@ export class WebhookService {
       { orderBy: { attempt: 'asc' } },
     );
     return { ...result, attempts };
+  }
+
+  /**
+   * Every delivery about one analysis, newest first, with their attempts: its events' deliveries to
+   * webhooks (each retry of the analysis has events of its own) and to its callback URL. At most
+   * `MAX_ANALYSIS_DELIVERIES` (an analysis has one per endpoint and event).
+   */
+  async deliveriesOfAnalysis(organisationId: string, analysisId: string) {
+    const [found] = await sql(this.em, `select 1 from analyses where id = ? and organisation_id = ?`, [
+      analysisId,
+      organisationId,
+    ]);
+    if (!found) throw new NotFoundError('analysis', analysisId);
+    const events = await sql<{ id: string }>(
+      this.em,
+      `select id from events where analysis_id = ? and organisation_id = ?`,
+      [analysisId, organisationId],
+    );
+    const rows = await this.em.find(
+      Delivery,
+      { organisationId, $or: [{ analysisId }, { eventId: { $in: events.map((e) => e.id) } }] },
+      { orderBy: { id: 'desc' }, limit: MAX_ANALYSIS_DELIVERIES + 1 },
+    );
+    const items = rows.slice(0, MAX_ANALYSIS_DELIVERIES);
+    const attempts = await this.em.find(
+      DeliveryAttempt,
+      { deliveryId: { $in: items.map((d) => d.id) } },
+      { orderBy: { attempt: 'asc' } },
+    );
+    return { items, attempts, hasMore: rows.length > items.length };
   }
 
   /** A finished delivery set back to pending, committed (WebhookCommands starts its new run). */

@@ -10,6 +10,7 @@ import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-
 import { startReceiver } from '../../helpers/receiver.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
 import { waitFor } from '../../helpers/wait.js';
+import { signedInMember } from '../../helpers/console-session.js';
 import { startTestWorkers } from '../../helpers/worker.js';
 import { uniquePrefix } from '../../helpers/worker.js';
 
@@ -221,5 +222,45 @@ describe('the TypeScript client (clients/typescript) against the running service
     assert.equal(wire.sent[1]!.status, 201);
     assert.ok(wire.sent[0]!.idempotencyKey);
     assert.equal(wire.sent[1]!.idempotencyKey, wire.sent[0]!.idempotencyKey, 'one key per logical call');
+  });
+
+  it('calls with a console session in place of a key: the cookie goes, and X-CSRF-Token on every change', async () => {
+    const member = await signedInMember(api, org, 'member');
+    let csrfToken = member.csrf;
+    const sent: { method: string; authorization: string | null; csrf: string | null }[] = [];
+    const client = createClient({
+      baseUrl: api.baseUrl,
+      session: { csrfToken: () => csrfToken },
+      // A browser sends the cookie and the page's origin itself; Node's fetch is told to.
+      headers: { cookie: member.cookie, origin: api.baseUrl },
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        sent.push({
+          method: request.method,
+          authorization: request.headers.get('authorization'),
+          csrf: request.headers.get('x-csrf-token'),
+        });
+        return fetch(request);
+      },
+    });
+    const { data: me } = await client.get('/api/v1/auth/session');
+    assert.equal(me.member.userId, member.userId);
+    const { data: place } = await client.post('/api/v1/places', { body: { title: 'Session store' } });
+    assert.match(place.id, /^pl_/);
+    assert.deepEqual(sent, [
+      { method: 'GET', authorization: null, csrf: null },
+      { method: 'POST', authorization: null, csrf: member.csrf },
+    ]);
+    csrfToken = 'not-the-token';
+    const refused = await client
+      .post('/api/v1/places', { body: { title: 'Forged' } })
+      .then(() => assert.fail('accepted'))
+      .catch((e: unknown) => e);
+    assert.ok(refused instanceof ShelfApiError);
+    assert.equal(refused.status, 403);
+    assert.throws(
+      () => createClient({ baseUrl: api.baseUrl, apiKey: org.keys.read, session: { csrfToken: () => '' } }),
+      TypeError,
+    );
   });
 });

@@ -21,6 +21,22 @@ describe('boundProduct (any engine, before the products insert)', () => {
     assert.deepEqual(boundProduct(p), p);
   });
 
+  it('keeps a box on the photo: cut at its edges, dropped when empty, off it or not a number', () => {
+    const box = (b: { x: number; y: number; width: number; height: number } | null) =>
+      boundProduct(product({ box: b })).box;
+    assert.deepEqual(box({ x: 0.25, y: 0.5, width: 0.25, height: 0.125 }), {
+      x: 0.25,
+      y: 0.5,
+      width: 0.25,
+      height: 0.125,
+    });
+    assert.deepEqual(box({ x: -0.1, y: 0.8, width: 0.3, height: 0.5 }), { x: 0, y: 0.8, width: 0.2, height: 0.2 });
+    assert.equal(box({ x: 1.2, y: 0.1, width: 0.2, height: 0.2 }), null);
+    assert.equal(box({ x: 0.1, y: 0.1, width: 0, height: 0.2 }), null);
+    assert.equal(box({ x: Number.NaN, y: 0.1, width: 0.2, height: 0.2 }), null);
+    assert.equal(box(null), null);
+  });
+
   it('cuts text, drops identifiers, currencies and prices that cannot fit, clamps counts and scores', () => {
     const p = boundProduct(
       product({

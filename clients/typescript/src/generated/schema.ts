@@ -14,7 +14,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listProjects"];
         put?: never;
@@ -22,7 +22,7 @@ export interface paths {
          * Create a project
          * @description Projects group places, inventory and tasks inside an organisation; list filters take `projectId`.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createProject"];
         delete?: never;
@@ -40,13 +40,13 @@ export interface paths {
         };
         /**
          * List places
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listPlaces"];
         put?: never;
         /**
          * Create a place (store location)
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createPlace"];
         delete?: never;
@@ -64,21 +64,21 @@ export interface paths {
         };
         /**
          * Get a place
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getPlace"];
         put?: never;
         post?: never;
         /**
          * Delete a place permanently
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["deletePlace"];
         options?: never;
         head?: never;
         /**
          * Update a place
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updatePlace"];
         trace?: never;
@@ -92,13 +92,13 @@ export interface paths {
         };
         /**
          * List catalogue items
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listInventory"];
         put?: never;
         /**
          * Add an item to the SKU catalogue
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createInventoryItem"];
         delete?: never;
@@ -120,7 +120,7 @@ export interface paths {
          * Create or replace up to 1000 catalogue items by sku
          * @description Items whose sku is new are created; items whose sku exists have their fields replaced by the ones given (omitted optional fields become null). One statement, all or nothing.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["bulkUpsertInventory"];
         delete?: never;
@@ -138,21 +138,21 @@ export interface paths {
         };
         /**
          * Get a catalogue item
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getInventoryItem"];
         put?: never;
         post?: never;
         /**
          * Delete a catalogue item
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["deleteInventoryItem"];
         options?: never;
         head?: never;
         /**
          * Update a catalogue item
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updateInventoryItem"];
         trace?: never;
@@ -166,7 +166,7 @@ export interface paths {
         };
         /**
          * List analyses
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listAnalyses"];
         put?: never;
@@ -174,7 +174,7 @@ export interface paths {
          * Submit one shelf image for analysis
          * @description Costs 1 credit, taken at submission; a failed analysis gives it back. Runs asynchronously: poll, or pass callbackUrl, or subscribe a webhook.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createAnalysis"];
         delete?: never;
@@ -196,7 +196,7 @@ export interface paths {
          * Submit a batch of shelf images
          * @description 1 credit per image, all or nothing. At most the plan's maxBatchSize images.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createAnalysisBatch"];
         delete?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Get a batch and the state of its analyses
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getAnalysisBatch"];
         put?: never;
@@ -234,9 +234,31 @@ export interface paths {
         };
         /**
          * Get an analysis with its products
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getAnalysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analyses/{id}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The analysis' photo (a JPEG preview), to draw its products' boxes on
+         * @description Upright (as recognition saw it) and at most 1,600 px a side: products' `box` fractions apply to it as they do to the photo. Made when the photo is fetched and kept IMAGE_PREVIEW_DAYS (30); 404 before, after, or when the photo could not be fetched.
+         *
+         *     Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["getAnalysisImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -254,7 +276,7 @@ export interface paths {
         };
         /**
          * List products detected on shelves
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listProducts"];
         put?: never;
@@ -274,7 +296,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -282,7 +304,7 @@ export interface paths {
          * Register a webhook endpoint
          * @description The signing secret is in this response only. Deliveries are signed `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; the body `{ event, data, timestamp, webhookId, deliveryId }` carries the delivery id under the signature: de-duplicate on it, and refuse a delivery whose `X-Service-Delivery` header differs from it.
          *
-         *     Requires an API key with the `admin` role or higher.
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -300,21 +322,21 @@ export interface paths {
         };
         /**
          * Get a webhook endpoint
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update a webhook endpoint (url, events, description, status)
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -332,7 +354,7 @@ export interface paths {
          * Rotate the signing secret
          * @description The previous secret keeps signing, as a second `v1=` value, for 24 hours.
          *
-         *     Requires an API key with the `admin` role or higher.
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -354,7 +376,7 @@ export interface paths {
          * Send a `webhook.test` event to this endpoint
          * @description A disabled endpoint is `409 CONFLICT`: enable it (`PATCH status: active`) first.
          *
-         *     Requires an API key with the `admin` role or higher.
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["sendWebhookTest"];
         delete?: never;
@@ -372,7 +394,7 @@ export interface paths {
         };
         /**
          * List deliveries to this endpoint, with their attempts
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -394,9 +416,31 @@ export interface paths {
         put?: never;
         /**
          * Send one delivery again (same delivery id)
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analyses/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The analysis' webhook and callback deliveries, with their attempts
+         * @description Newest first, at most 100: a delivery per endpoint for each of its events (`analysis.completed` or `analysis.failed`, again for each operator retry), and its callback's (`webhookId` null). Admin, as webhook deliveries are (they show endpoint URLs).
+         *
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["listAnalysisDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -412,7 +456,7 @@ export interface paths {
         };
         /**
          * List tasks
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write). A tasker's console session may call it too.
          */
         get: operations["listTasks"];
         put?: never;
@@ -420,7 +464,7 @@ export interface paths {
          * Create a field task (status pending)
          * @description Emits `task.created`. The task lives as a workflow until it is completed, cancelled or deleted.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createTask"];
         delete?: never;
@@ -438,23 +482,23 @@ export interface paths {
         };
         /**
          * Get a task with its details
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write). A tasker's console session may call it too.
          */
         get: operations["getTask"];
         put?: never;
         post?: never;
         /**
          * Delete a task (ends its workflow)
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["deleteTask"];
         options?: never;
         head?: never;
         /**
          * Change a task: status (pending → in_progress | completed | cancelled; in_progress → completed | cancelled) and fields
-         * @description Emits `task.updated` with `updatedFields`, and `task.completed` on completion. A refused transition is 409 INVALID_TRANSITION with `details.allowed`.
+         * @description Emits `task.updated` with `updatedFields`, and `task.completed` on completion. A refused transition is 409 INVALID_TRANSITION with `details.allowed`. A tasker's console session changes `status` and `notes` only.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write). A tasker's console session may call it too.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -468,7 +512,7 @@ export interface paths {
         };
         /**
          * List system alerts
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listAlerts"];
         put?: never;
@@ -488,7 +532,7 @@ export interface paths {
         };
         /**
          * Get an alert
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getAlert"];
         put?: never;
@@ -500,7 +544,7 @@ export interface paths {
          * Mark an alert read, acknowledged, dismissed or snoozed; pin it
          * @description A snoozed alert returns to `unread` when its snooze ends (a durable timer).
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updateAlert"];
         trace?: never;
@@ -514,13 +558,13 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listAccounts"];
         put?: never;
         /**
          * Create a brand, supplier, distributor or partner account
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createAccount"];
         delete?: never;
@@ -538,21 +582,21 @@ export interface paths {
         };
         /**
          * Get an account
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getAccount"];
         put?: never;
         post?: never;
         /**
          * Delete an account
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
          * Update an account
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -566,7 +610,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listOrders"];
         put?: never;
@@ -574,7 +618,7 @@ export interface paths {
          * Create a purchase order (draft, pending or confirmed)
          * @description Totals are computed by the server in exact decimals: taxAmount = quantity × unitPrice × taxPercent / 100, half up to cents.
          *
-         *     Requires an API key with the `write` role or higher.
+         *     Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -592,21 +636,21 @@ export interface paths {
         };
         /**
          * Get an order with its lines
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getOrder"];
         put?: never;
         post?: never;
         /**
          * Delete an order and its lines
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["deleteOrder"];
         options?: never;
         head?: never;
         /**
          * Update an order: fields, status (draft → pending → confirmed → shipped → delivered; draft, pending, confirmed → cancelled), lines while draft or pending
-         * @description Requires an API key with the `write` role or higher.
+         * @description Requires an API key with the `write` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -622,7 +666,7 @@ export interface paths {
          * Units and products per brand over the look-back window
          * @description Products of analyses in the window; `sharePercent` has one decimal and the shares sum to 100.
          *
-         *     Requires an API key with the `read` role or higher.
+         *     Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getShareOfShelf"];
         put?: never;
@@ -642,7 +686,7 @@ export interface paths {
         };
         /**
          * Per store: tasks, completed tasks, completion rate, average compliance
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getStorePerformance"];
         put?: never;
@@ -662,7 +706,7 @@ export interface paths {
         };
         /**
          * List organisation members
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listMembers"];
         put?: never;
@@ -683,12 +727,74 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Invite someone to the organisation
-         * @description No e-mail is sent unless SMTP is configured (it is not, yet); accept with `npm run cli -- invite:accept`.
+         * Invite someone to the organisation (the answer carries their link)
+         * @description No e-mail is sent: the answer carries the link where the invited person chooses a password and joins (the console at /console/set-password). Pass it on privately; it works once, for 7 days. A new link: POST /members/invitations/{invitationId}/link. The admin CLI can still accept an invitation (`invite:accept`).
          *
-         *     Requires an API key with the `admin` role or higher.
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invitations/{invitationId}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new link for a pending invitation (the earlier one stops working)
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        post: operations["createInvitationLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{userId}/sign-in-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time link where a member sets a new password (a reset; the member's sessions end when it is used)
+         * @description For a member who forgot their password, or never set one. Works once, for 24 hours; the member's earlier links stop working. No e-mail is sent: pass it on privately.
+         *
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        post: operations["createSignInLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -707,14 +813,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a member (never the last owner)
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
         /**
          * Change a member: role, name, reportsTo (no cycles)
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         patch: operations["updateMember"];
         trace?: never;
@@ -728,9 +834,29 @@ export interface paths {
         };
         /**
          * Credit balance, plan, batch size and live rate-limit windows
-         * @description Requires an API key with the `read` role or higher.
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Analyses submitted per day, and how they ended
+         * @description Requires an API key with the `read` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        get: operations["getDailyUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -748,7 +874,7 @@ export interface paths {
         };
         /**
          * List the organisation's API keys (never their secrets)
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -756,7 +882,7 @@ export interface paths {
          * Create an API key (the full key is returned once)
          * @description At most 100 working keys per organisation (409 CONFLICT past that).
          *
-         *     Requires an API key with the `admin` role or higher.
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -778,7 +904,7 @@ export interface paths {
          * Replace a key: a new key now, the old one revoked at once or after a grace period
          * @description A revoked or expired key cannot be rotated (409 CONFLICT); rotating again never extends a grace period.
          *
-         *     Requires an API key with the `admin` role or higher.
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -799,9 +925,155 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key: refused from the very next request, on every API process
-         * @description Requires an API key with the `admin` role or higher.
+         * @description Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a member in to the console (sets the session cookie)
+         * @description E-mail and password to a session: an HttpOnly, SameSite=Strict cookie (Secure over TLS) that the API accepts in place of an API key, for the console's own requests. Refused unless sent from the service's own origin (Origin header). Throttled per client address (failed authentications) and per account (SIGN_IN_FAILURES_PER_MINUTE failed sign-ins); a wrong e-mail address and a wrong password answer alike, 401 INVALID_CREDENTIALS. An address that is a member of several organisations gets 409 CONFLICT listing them (details.organisations) once its password matched: send organisationId.
+         *
+         *     Public (the console's): from the service's own origin only.
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in member, their organisation and access, and the CSRF token
+         * @description Requires a console session (any member role); API keys are refused.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The member's sessions still signed in, newest first
+         * @description Requires a console session (any member role); API keys are refused.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this session (on the server, and its cookie)
+         * @description Requires a console session (any member role); API keys are refused.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of the member, in every browser, this one included
+         * @description Requires a console session (any member role); API keys are refused.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/links/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a sign-in or invitation link is for (changes nothing)
+         * @description The console's set-password page shows it before the password is chosen. An unknown, used or expired link is 401 INVALID_LINK.
+         *
+         *     Public (the console's): from the service's own origin only.
+         */
+        post: operations["inspectMemberLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/links/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a password with a sign-in or invitation link, and sign in
+         * @description A sign-in link sets the member's password and ends their other sessions; an invitation link makes the invited person a member (name required). The link works once.
+         *
+         *     Public (the console's): from the service's own origin only.
+         */
+        post: operations["redeemMemberLink"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1207,6 +1479,28 @@ export interface components {
              */
             gracePeriodSeconds: number;
         };
+        SignInRequest: {
+            /**
+             * Format: email
+             * @example sam@retailer.example
+             */
+            email: string;
+            password: string;
+            /** @description Which organisation, when the e-mail address is a member of several (a 409 lists them). */
+            organisationId?: string;
+        };
+        InspectLinkRequest: {
+            /** @description The token from the link (after `#token=`). */
+            token: string;
+        };
+        RedeemLinkRequest: {
+            /** @description The token from the link (after `#token=`). */
+            token: string;
+            /** @description The new password: 12 to 200 characters. */
+            password: string;
+            /** @description Your name: required for an invitation link. */
+            name?: string;
+        };
         Project: {
             /** @example prj_01jdq3x4v6m8c9a1b2c3d4e5f6 */
             id: string;
@@ -1405,6 +1699,21 @@ export interface components {
             matchedInventorySku: string | null;
             /** @enum {string} */
             matchStatus: "matched" | "probable" | "unmatched";
+            /**
+             * @description Where the product is on the photo (upright): its top-left corner, width and height as fractions (0 to 1) of the photo; null when the engine does not locate products.
+             * @example {
+             *       "x": 0.12,
+             *       "y": 0.4,
+             *       "width": 0.18,
+             *       "height": 0.22
+             *     }
+             */
+            box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1501,6 +1810,7 @@ export interface components {
             generationId: string | null;
             expectationIds: string[];
             completedAt: string | null;
+            /** @description Who completed it: the API key (key_), or the member (usr_) in the console; null when an analysis did. */
             completedBy: string | null;
         };
         Task: {
@@ -1540,7 +1850,7 @@ export interface components {
             sourceId: string;
             placeId: string | null;
             snoozedUntil: string | null;
-            /** @description The API key (key_) that last changed the alert. */
+            /** @description Who last changed the alert: the API key (key_), or the member (usr_) in the console. */
             actionedBy: string | null;
             actionedAt: string | null;
             isPinned: boolean;
@@ -1666,6 +1976,19 @@ export interface components {
             email: string;
             reportsTo: string | null;
         };
+        CreatedInvitation: {
+            /** @example mbi_01jdq3x4v6m8c9a1b2c3d4e5f6 */
+            invitationId: string;
+            email: string;
+            /** @enum {string} */
+            role: "member" | "tasker";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Where the invited person chooses a password and joins (no e-mail is sent): hand it over privately. Works once. */
+            link: string;
+            /** Format: date-time */
+            linkExpiresAt: string;
+        };
         Invitation: {
             /** @example mbi_01jdq3x4v6m8c9a1b2c3d4e5f6 */
             invitationId: string;
@@ -1674,6 +1997,15 @@ export interface components {
             role: "member" | "tasker";
             /** Format: date-time */
             createdAt: string;
+        };
+        MemberLink: {
+            /**
+             * @description Opens the console where its holder sets a password and is signed in. Works once; hand it over privately.
+             * @example https://shelf.example.com/console/set-password#token=…
+             */
+            link: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         Usage: {
             /** @description The most images one batch can hold for this key: the plan's batch size, or the analyses rate limit when that is lower. */
@@ -1705,7 +2037,7 @@ export interface components {
                 /** @description The plan's nominal batch size (decisions.md: free 20 … scale 200). */
                 maxBatchSize: number;
             };
-            /** @description This API key's rolling 60-second windows. */
+            /** @description The caller's rolling 60-second windows: the API key's, or the signed-in member's. */
             rateLimits: {
                 analyses: {
                     limit: number;
@@ -1726,6 +2058,28 @@ export interface components {
                     resetAt: string;
                 };
             };
+        };
+        DailyUsage: {
+            days: number;
+            /** Format: date */
+            from: string;
+            /**
+             * Format: date
+             * @description Today (UTC).
+             */
+            to: string;
+            series: {
+                /** Format: date */
+                date: string;
+                /** @description Analyses submitted that day (UTC). */
+                submitted: number;
+                /** @description Of those, completed by now. */
+                completed: number;
+                /** @description Of those, failed by now (their credits refunded). */
+                failed: number;
+                /** @description Of those, still processing. */
+                processing: number;
+            }[];
         };
         ApiKeyWithSecret: {
             /** @example key_01jdq3x4v6m8c9a1b2c3d4e5f6 */
@@ -1766,6 +2120,73 @@ export interface components {
             revokedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        ConsoleSession: {
+            member: {
+                userId: string;
+                name: string;
+                email: string;
+                /** @enum {string} */
+                role: "owner" | "member" | "tasker";
+            };
+            organisation: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                plan: "free" | "starter" | "growth" | "pro" | "scale" | "enterprise";
+            };
+            /**
+             * @description What the console may do: owner admin (keys, webhooks, members), member write, tasker tasks only.
+             * @enum {string}
+             */
+            access: "admin" | "write" | "tasks";
+            /** @description Send it as `X-CSRF-Token` on every POST, PATCH and DELETE made with this session. */
+            csrfToken: string;
+            session: {
+                id: string;
+                /** Format: date-time */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the session ends however active it is.
+                 */
+                expiresAt: string;
+                /** @description The session ends after this long unused. */
+                idleTimeoutSeconds: number;
+            };
+            /** @description The Temporal Web UI, for links to workflows (an analysis' workflow id is its id). */
+            temporalUi: {
+                url: string;
+                namespace: string;
+            } | null;
+        };
+        SignedInSession: {
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            userAgent: string | null;
+            address: string | null;
+            /** @description The session this request was made with. */
+            current: boolean;
+        };
+        SignedOut: {
+            /** @description How many sessions this ended. */
+            sessionsEnded: number;
+        };
+        MemberLinkInfo: {
+            /** @enum {string} */
+            kind: "sign_in" | "invitation";
+            email: string;
+            organisation: {
+                id: string;
+                name: string;
+            };
+            /** Format: date-time */
+            expiresAt: string;
         };
     };
     responses: never;
@@ -1810,7 +2231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1819,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1901,7 +2322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1910,7 +2331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2014,7 +2435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2023,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2105,7 +2526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2114,7 +2535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,7 +2631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2306,7 +2727,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,7 +2736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2409,7 +2830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2418,7 +2839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,7 +2953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2541,7 +2962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2623,7 +3044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2632,7 +3053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +3162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,7 +3171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2846,7 +3267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2855,7 +3276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2942,7 +3363,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2951,7 +3372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3045,7 +3466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3143,6 +3564,10 @@ export interface operations {
                 status?: "processing" | "completed" | "failed";
                 externalId?: string;
                 placeId?: string;
+                /** @description Created at or after this time (a date means 00:00 UTC that day). */
+                createdAfter?: string;
+                /** @description Created before this time (a date means 00:00 UTC that day: `2026-11-02` ends with 1 November). */
+                createdBefore?: string;
                 /** @description Opaque cursor from a previous page. */
                 cursor?: string;
                 /** @description Page size, 1 to 100. */
@@ -3174,7 +3599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3183,7 +3608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,7 +3708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3383,7 +3808,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3401,7 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3496,7 +3921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,7 +3930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3592,7 +4017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3601,7 +4026,101 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalysisImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3696,7 +4215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3705,7 +4224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3786,7 +4305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3795,7 +4314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3877,7 +4396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3886,7 +4405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3982,7 +4501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3991,7 +4510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4078,7 +4597,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4087,7 +4606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4181,7 +4700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4190,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4307,7 +4826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4397,7 +4916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +4925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4511,7 +5030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4520,7 +5039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4610,7 +5129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4619,7 +5138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4639,6 +5158,103 @@ export interface operations {
             };
             /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAnalysisDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4722,7 +5338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4731,7 +5347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4813,7 +5429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4822,7 +5438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4918,7 +5534,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4927,7 +5543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5014,7 +5630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5023,7 +5639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5117,7 +5733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5126,7 +5742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,7 +5863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5256,7 +5872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5334,7 +5950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5343,7 +5959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5437,7 +6053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5446,7 +6062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5558,7 +6174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5567,7 +6183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5649,7 +6265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5658,7 +6274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5754,7 +6370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5763,7 +6379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5850,7 +6466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5859,7 +6475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5953,7 +6569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5962,7 +6578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6074,7 +6690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6083,7 +6699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6165,7 +6781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6174,7 +6790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6270,7 +6886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6279,7 +6895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6366,7 +6982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6375,7 +6991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6469,7 +7085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6478,7 +7094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6601,7 +7217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6610,7 +7226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6690,7 +7306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6699,7 +7315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6783,7 +7399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6792,7 +7408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6870,11 +7486,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Invitation"];
+                        data: components["schemas"]["CreatedInvitation"];
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6883,7 +7499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6912,6 +7528,292 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous page. */
+                cursor?: string;
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitationLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe key: the same request with the same key within 24 hours replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MemberLink"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSignInLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe key: the same request with the same key within 24 hours replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MemberLink"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6987,7 +7889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6996,7 +7898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +8000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7107,7 +8009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7218,7 +8120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7227,8 +8129,95 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDailyUsage: {
+        parameters: {
+            query?: {
+                /** @description How many days, today included. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DailyUsage"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7299,7 +8288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7308,7 +8297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7390,7 +8379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7399,7 +8388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7511,7 +8500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7520,7 +8509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7634,7 +8623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7643,7 +8632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: the key role is too low for this operation. */
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7654,6 +8643,640 @@ export interface operations {
             };
             /** @description NOT_FOUND: unknown id or an id of another organisation. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignedInSession"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe key: the same request with the same key within 24 hours replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignedOut"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe key: the same request with the same key within 24 hours replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignedOut"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inspectMemberLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InspectLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MemberLinkInfo"];
+                    };
+                };
+            };
+            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeemMemberLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeemLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not JSON. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -78,7 +78,7 @@ const productProperties = {
   fixtureType: nullableEnum(FIXTURE_TYPES, 'Kind of fixture the product is on, or null.'),
   sizeValue: nullable('number', 'Pack size amount (e.g. 330 for 330 ml), or null.'),
   sizeUnit: nullable('string', 'Pack size unit as printed (e.g. "ml", "g", "pack"), or null.'),
-} satisfies Record<keyof RecognizedProduct, unknown>;
+} satisfies Record<Exclude<keyof RecognizedProduct, 'box'>, unknown>; // no box: models place them too unreliably to draw
 
 export const RESPONSE_SCHEMA = {
   type: 'object',

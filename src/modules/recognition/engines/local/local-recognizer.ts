@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { PSM } from 'tesseract.js';
 import { indexCatalogue, tokens, type IndexedEntry } from '../../catalogue-matcher.js';
-import type { CatalogueEntry, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
+import type { CatalogueEntry, ProductBox, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
@@ -20,7 +20,34 @@ import { readTagPrice } from './tag-price.js';
 
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[] };
 type Entry = IndexedEntry;
-type Placed = { units: number; centreX: number };
+/**
+ * Where a label's product stands: its facings, its middle, the packs' extent when they were seen, and
+ * the top of the space it stands in (the bottom of the shelf's labels above it), when known.
+ */
+type Placed = { units: number; centreX: number; extent?: Box | null; top?: number | null };
+
+/**
+ * The product on the photo, for drawing: from its label up to the shelf above (the labels above it),
+ * as wide as the label and the packs counted on it. With no shelf above in the photo, the packs are
+ * taken to stand about twice the label's height (the synthetic and real shelves' proportions). As
+ * fractions of the photo (bounded to it later, boundBox).
+ */
+function productBox(label: Box, placed: Placed, width: number, height: number): ProductBox {
+  const lh = label.y1 - label.y0;
+  const top = Math.max(0, placed.top ?? label.y0 - 2.2 * lh);
+  const x0 = Math.min(label.x0, placed.extent?.x0 ?? label.x0);
+  const x1 = Math.max(label.x1, placed.extent?.x1 ?? label.x1);
+  return { x: x0 / width, y: top / height, width: (x1 - x0) / width, height: (label.y1 - top) / height };
+}
+
+/** The bottom of the nearest labels above `label` that share its columns: the shelf its packs stand under. */
+function shelfAbove(label: Box, labels: { box: Box }[]): number | null {
+  const above = labels
+    .map((l) => l.box)
+    .filter((b) => b !== label && b.y1 <= label.y0 && overlapX(b, label) > 0)
+    .map((b) => b.y1);
+  return above.length ? Math.max(...above) : null;
+}
 
 /** How much of a label's offer a reading got: both prices beat one, one beats none. */
 const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
@@ -142,8 +169,14 @@ export class LocalRecognizer implements Recognizer {
         entries,
         barcodes,
         rows.get(label)!,
-        { units, centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2 },
+        {
+          units,
+          centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2,
+          extent,
+          top: shelfAbove(label.box, labels),
+        },
         grey.width,
+        grey.height,
       );
       // Paper with neither a price nor a known name on it is not a shelf label.
       if (!product.sku && !label.price) continue;
@@ -273,7 +306,17 @@ export class LocalRecognizer implements Recognizer {
             : cy(barcode.box) < (2 * height) / 3
               ? 'eye-level'
               : 'bottom';
-      out.push(this.toProduct(label, entries, [barcode], position, { units: 1, centreX: cx(barcode.box) }, width));
+      out.push(
+        this.toProduct(
+          label,
+          entries,
+          [barcode],
+          position,
+          { units: 1, centreX: cx(barcode.box), top: shelfAbove(label.box, labels) },
+          width,
+          height,
+        ),
+      );
     }
     return out;
   }
@@ -399,8 +442,10 @@ export class LocalRecognizer implements Recognizer {
         (known) => ({
           units: known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1,
           centreX: cx(label.box),
+          top: shelfAbove(label.box, labels),
         }),
         width,
+        height,
       ),
     );
   }
@@ -443,12 +488,14 @@ export class LocalRecognizer implements Recognizer {
     row: RecognizedProduct['shelfPosition'],
     place: Placed | ((known: Entry | null) => Placed),
     width: number,
+    height: number,
   ): RecognizedProduct {
     const barcode = this.barcodeFor(label, barcodes);
     const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
     const best = byBarcode ? { ...byBarcode, score: 1 } : this.bestEntry(label, entries);
     const known = best && best.score >= 0.5 ? best : null;
-    const { units, centreX } = typeof place === 'function' ? place(known) : place;
+    const placed = typeof place === 'function' ? place(known) : place;
+    const { units, centreX } = placed;
     return {
       brand: known?.entry.brand ?? null,
       description: known?.entry.name ?? (label.nameText || null),
@@ -467,6 +514,7 @@ export class LocalRecognizer implements Recognizer {
       fixtureType: null,
       sizeValue: known?.entry.sizeValue ?? null,
       sizeUnit: known?.entry.sizeUnit ?? null,
+      box: productBox(label.box, placed, width, height),
     };
   }
 

@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { appRoot } from '../../../../lib/app-root.js';
+
+/** The app's root (src/lib/app-root.ts), for the modules that found it here. */
+export { appRoot };
 
 const require = createRequire(import.meta.url);
 
@@ -34,17 +36,6 @@ export type OcrEngine = (typeof OCR_ENGINES)[number];
 export function parseOcrEngine(value: string, what: string): OcrEngine {
   if (!(OCR_ENGINES as readonly string[]).includes(value)) throw new Error(`${what}: one of ${OCR_ENGINES.join(', ')}`);
   return value as OcrEngine;
-}
-
-/** The app's root: the nearest directory above this module with a package.json (the checkout, or /app in the image). */
-export function appRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('the app root (package.json) was not found above ocr-models');
-    dir = up;
-  }
-  return dir;
 }
 
 /** The directory holding the model's eng.traineddata.gz. */

@@ -1,0 +1,193 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { useLoad } from '../hooks.js';
+import { Link, navigate, queryString, useLocation } from '../router.js';
+import { Badge, EmptyState, ErrorNotice, Field, Loading, PageHeader, Pager, ShortId, Time, valueOf } from '../ui.js';
+
+const STATUSES = ['processing', 'completed', 'failed'] as const;
+
+/** The day after a YYYY-MM-DD date: "to 3 November" includes all of the 3rd. */
+const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Analyses, newest first, filtered as the API filters them (status, external id, place, date), a page
+ * at a time. The filters and the page are in the URL: reload, back and shared links keep them.
+ */
+export function AnalysesPage() {
+  const { query } = useLocation();
+  const filters = {
+    status: query.get('status') ?? '',
+    externalId: query.get('externalId') ?? '',
+    placeId: query.get('placeId') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+  };
+  const cursor = query.get('cursor') ?? undefined;
+  const history = (query.get('pages') ?? '').split(',').filter(Boolean);
+  const [draft, setDraft] = useState(filters);
+  const places = useLoad(
+    (signal) => api.get('/api/v1/places', { params: { query: { limit: 100 } }, signal }).then((r) => r.data),
+    [],
+  );
+  const page = useLoad(
+    (signal) =>
+      api.get('/api/v1/analyses', {
+        params: {
+          query: {
+            ...(filters.status ? { status: filters.status as (typeof STATUSES)[number] } : {}),
+            ...(filters.externalId ? { externalId: filters.externalId } : {}),
+            ...(filters.placeId ? { placeId: filters.placeId } : {}),
+            ...(filters.from ? { createdAfter: filters.from } : {}),
+            ...(filters.to ? { createdBefore: dayAfter(filters.to) } : {}),
+            ...(cursor ? { cursor } : {}),
+            limit: 25,
+          },
+        },
+        signal,
+      }),
+    [query.toString()],
+  );
+  const filtered = Object.values(filters).some(Boolean);
+  const placeName = (id: string | null) => (id ? (places.data?.find((p) => p.id === id)?.title ?? id) : null);
+  const go = (f: typeof filters, c?: string, pages: string[] = []) =>
+    navigate(`/analyses${queryString({ ...f, cursor: c, pages: pages.join(',') })}`);
+
+  return (
+    <section>
+      <PageHeader title="Analyses">
+        <p class="lead">Every shelf photo submitted through the API, newest first.</p>
+      </PageHeader>
+      <form
+        class="filters"
+        aria-label="Filter analyses"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go(draft);
+        }}
+      >
+        <Field id="f-status" label="Status">
+          <select id="f-status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: valueOf(e) })}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="f-external" label="External id">
+          <input
+            id="f-external"
+            value={draft.externalId}
+            onInput={(e) => setDraft({ ...draft, externalId: valueOf(e) })}
+          />
+        </Field>
+        <Field id="f-place" label="Place">
+          <select id="f-place" value={draft.placeId} onChange={(e) => setDraft({ ...draft, placeId: valueOf(e) })}>
+            <option value="">Any</option>
+            {places.data?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.title}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="f-from" label="From">
+          <input id="f-from" type="date" value={draft.from} onInput={(e) => setDraft({ ...draft, from: valueOf(e) })} />
+        </Field>
+        <Field id="f-to" label="To">
+          <input id="f-to" type="date" value={draft.to} onInput={(e) => setDraft({ ...draft, to: valueOf(e) })} />
+        </Field>
+        <div class="filter-actions">
+          <button type="submit" class="button-primary">
+            Filter
+          </button>
+          {filtered && (
+            <button
+              type="button"
+              class="button-secondary"
+              onClick={() => {
+                const empty = { status: '', externalId: '', placeId: '', from: '', to: '' };
+                setDraft(empty);
+                go(empty);
+              }}
+            >
+              Clear
+            </button>
+          )}
+        </div>
+      </form>
+      <ErrorNotice error={page.error} onRetry={page.reload} />
+      {page.loading && !page.data ? (
+        <Loading what="analyses" />
+      ) : page.data && page.data.data.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No analysis matches these filters">
+            <p>Widen the dates, or clear the filters to see every analysis.</p>
+          </EmptyState>
+        ) : (
+          <EmptyState title="No analyses yet">
+            <p>
+              Submit a shelf photo with the API (an API key from the <Link href="/api-keys">API keys</Link> page, or ask
+              an owner for one):
+            </p>
+            <pre>
+              <code>{`curl -X POST ${location.origin}/api/v1/analyses \\
+  -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
+  -d '{"imageUrl":"https://example.com/shelf.jpg"}'`}</code>
+            </pre>
+            <p>
+              It appears here within a second; the <a href="/api/v1/docs">API reference</a> has the rest.
+            </p>
+          </EmptyState>
+        )
+      ) : (
+        page.data && (
+          <>
+            <table class="list" aria-busy={page.loading}>
+              <caption class="visually-hidden">Analyses</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Analysis</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Submitted</th>
+                  <th scope="col">External id</th>
+                  <th scope="col">Place</th>
+                  <th scope="col">Finished</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.data.map((a) => (
+                  <tr key={a.id}>
+                    <td data-label="Analysis">
+                      <Link href={`/analyses/${a.id}`}>
+                        <ShortId id={a.id} />
+                      </Link>
+                    </td>
+                    <td data-label="Status">
+                      <Badge value={a.status} />
+                    </td>
+                    <td data-label="Submitted">
+                      <Time value={a.createdAt} />
+                    </td>
+                    <td data-label="External id">{a.externalId ?? <span class="muted">—</span>}</td>
+                    <td data-label="Place">{placeName(a.placeId) ?? <span class="muted">—</span>}</td>
+                    <td data-label="Finished">
+                      <Time value={a.completedAt} empty="not yet" />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager
+              hasMore={page.data.pagination.hasMore}
+              next={page.data.pagination.cursor}
+              history={history}
+              onPage={(c, pages) => go(filters, c, pages)}
+            />
+          </>
+        )
+      )}
+    </section>
+  );
+}

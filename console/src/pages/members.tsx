@@ -1,0 +1,184 @@
+import { useState } from 'preact/hooks';
+import { api, type Member } from '../api.js';
+import { useSession } from '../session.js';
+import { useAction, useLoad } from '../hooks.js';
+import {
+  ConfirmButton,
+  EmptyState,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  SecretOnce,
+  Time,
+  valueOf,
+} from '../ui.js';
+
+const ROLES = ['owner', 'member', 'tasker'] as const;
+
+/**
+ * The organisation's people: invite (the answer carries the link to pass on: no e-mail is sent), a
+ * new sign-in link for someone who lost their password, a role change, a removal.
+ */
+export function MembersPage() {
+  const { session } = useSession();
+  const members = useLoad(
+    (signal) => api.get('/api/v1/members', { params: { query: { limit: 100 } }, signal }).then((r) => r.data),
+    [],
+  );
+  const invitations = useLoad(
+    (signal) =>
+      api.get('/api/v1/members/invitations', { params: { query: { limit: 100 } }, signal }).then((r) => r.data),
+    [],
+  );
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<'member' | 'tasker'>('member');
+  const [link, setLink] = useState<{ label: string; value: string } | null>(null);
+  const invite = useAction(async () => {
+    const { data } = await api.post('/api/v1/members/invite', { body: { email, role } });
+    setLink({ label: `Invitation link for ${data.email}`, value: data.link });
+    setEmail('');
+    invitations.reload();
+  });
+  const relink = useAction(async (invitationId: string, to: string) => {
+    const { data } = await api.post('/api/v1/members/invitations/{invitationId}/link', {
+      params: { path: { invitationId } },
+    });
+    setLink({ label: `New invitation link for ${to}`, value: data.link });
+  });
+  const reset = useAction(async (m: Member) => {
+    const { data } = await api.post('/api/v1/members/{userId}/sign-in-link', {
+      params: { path: { userId: m.userId } },
+    });
+    setLink({ label: `Sign-in link for ${m.email}`, value: data.link });
+  });
+  const setMemberRole = useAction(async (m: Member, to: (typeof ROLES)[number]) => {
+    await api.patch('/api/v1/members/{userId}', { params: { path: { userId: m.userId } }, body: { role: to } });
+    members.reload();
+  });
+  const remove = useAction(async (m: Member) => {
+    await api.delete('/api/v1/members/{userId}', { params: { path: { userId: m.userId } } });
+    members.reload();
+  });
+  const error = [invite.error, relink.error, reset.error, setMemberRole.error, remove.error].find(Boolean);
+  return (
+    <section>
+      <PageHeader title="Members">
+        <p class="lead">Owners administer, members work with the data, taskers see and complete tasks.</p>
+      </PageHeader>
+      {link && (
+        <SecretOnce label={link.label} value={link.value}>
+          <p>No e-mail is sent: pass the link on privately. It works once.</p>
+        </SecretOnce>
+      )}
+      <ErrorNotice error={error ?? members.error} onRetry={members.reload} />
+      {members.loading && !members.data ? (
+        <Loading what="members" />
+      ) : (
+        members.data && (
+          <table class="list">
+            <caption class="visually-hidden">Members</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Since</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.map((m) => (
+                <tr key={m.userId}>
+                  <td data-label="Name">
+                    {m.name}
+                    {m.userId === session.member.userId && ' (you)'}
+                    <div class="muted">{m.email}</div>
+                  </td>
+                  <td data-label="Role">
+                    <label class="visually-hidden" for={`role-${m.userId}`}>
+                      Role of {m.name}
+                    </label>
+                    <select
+                      id={`role-${m.userId}`}
+                      value={m.role}
+                      onChange={(e) => void setMemberRole.run(m, valueOf(e) as (typeof ROLES)[number])}
+                    >
+                      {ROLES.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td data-label="Since">
+                    <Time value={m.createdAt} />
+                  </td>
+                  <td data-label="Actions" class="row-actions">
+                    <button type="button" class="button-secondary" onClick={() => void reset.run(m)}>
+                      New sign-in link
+                    </button>
+                    {m.userId !== session.member.userId && (
+                      <ConfirmButton
+                        label="Remove"
+                        title={`Remove ${m.name}?`}
+                        confirm="Remove"
+                        danger
+                        onConfirm={() => remove.run(m)}
+                      >
+                        <p>They are signed out at once and can no longer sign in.</p>
+                      </ConfirmButton>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      )}
+      <h2>Pending invitations</h2>
+      {invitations.data?.length === 0 ? (
+        <p class="muted">None.</p>
+      ) : (
+        <ul class="plain">
+          {invitations.data?.map((i) => (
+            <li key={i.invitationId}>
+              {i.email} ({i.role}), invited <Time value={i.createdAt} />{' '}
+              <button type="button" class="button-secondary" onClick={() => void relink.run(i.invitationId, i.email)}>
+                New link
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        class="card"
+        aria-labelledby="invite-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void invite.run();
+        }}
+      >
+        <h2 id="invite-title">Invite someone</h2>
+        <Field id="invite-email" label="E-mail address">
+          <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(valueOf(e))} />
+        </Field>
+        <Field id="invite-role" label="Role">
+          <select id="invite-role" value={role} onChange={(e) => setRole(valueOf(e) as 'member' | 'tasker')}>
+            <option value="member">member</option>
+            <option value="tasker">tasker</option>
+          </select>
+        </Field>
+        <button type="submit" class="button-primary" disabled={invite.busy}>
+          {invite.busy ? 'Inviting…' : 'Invite'}
+        </button>
+      </form>
+      {members.data?.length === 0 && (
+        <EmptyState title="No members">
+          <p>Invite someone above.</p>
+        </EmptyState>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,241 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { can, useSession } from '../session.js';
+import { useAction, useLoad } from '../hooks.js';
+import { Link, navigate, queryString, useLocation } from '../router.js';
+import {
+  Badge,
+  EmptyState,
+  ErrorNotice,
+  Facts,
+  Field,
+  Loading,
+  Notice,
+  PageHeader,
+  Pager,
+  Time,
+  valueOf,
+} from '../ui.js';
+
+const STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
+type Status = (typeof STATUSES)[number];
+/** The moves a task allows (decisions.md): pending → in progress, completed or cancelled; in progress → completed or cancelled. */
+const NEXT: Record<Status, Status[]> = {
+  pending: ['in_progress', 'completed', 'cancelled'],
+  in_progress: ['completed', 'cancelled'],
+  completed: [],
+  cancelled: [],
+};
+const VERB: Record<Status, string> = {
+  pending: 'Reopen',
+  in_progress: 'Start',
+  completed: 'Complete',
+  cancelled: 'Cancel task',
+};
+
+/** Tasks, "assigned to me" first for a tasker (field staff), every task for the office. */
+export function TasksPage() {
+  const { session } = useSession();
+  const { query } = useLocation();
+  const mine = query.get('mine') ?? (can.tasksOnly(session) ? '1' : '');
+  const status = query.get('status') ?? '';
+  const cursor = query.get('cursor') ?? undefined;
+  const history = (query.get('pages') ?? '').split(',').filter(Boolean);
+  const page = useLoad(
+    (signal) =>
+      api.get('/api/v1/tasks', {
+        params: {
+          query: {
+            ...(status ? { status: status as Status } : {}),
+            ...(mine === '1' ? { assignedTo: session.member.userId } : {}),
+            ...(cursor ? { cursor } : {}),
+            limit: 25,
+          },
+        },
+        signal,
+      }),
+    [query.toString()],
+  );
+  const go = (f: { mine: string; status: string }, c?: string, pages: string[] = []) =>
+    navigate(`/tasks${queryString({ mine: f.mine || '0', status: f.status, cursor: c, pages: pages.join(',') })}`);
+  return (
+    <section>
+      <PageHeader title="Tasks">
+        <p class="lead">Store visits and shelf checks; a task completes when its analysis does, or by hand.</p>
+      </PageHeader>
+      <form class="filters" aria-label="Filter tasks" onSubmit={(e) => e.preventDefault()}>
+        <Field id="t-mine" label="Whose">
+          <select id="t-mine" value={mine === '1' ? '1' : '0'} onChange={(e) => go({ mine: valueOf(e), status })}>
+            <option value="1">Assigned to me</option>
+            <option value="0">Everyone's</option>
+          </select>
+        </Field>
+        <Field id="t-status" label="Status">
+          <select id="t-status" value={status} onChange={(e) => go({ mine, status: valueOf(e) })}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.replace('_', ' ')}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </form>
+      <ErrorNotice error={page.error} onRetry={page.reload} />
+      {page.loading && !page.data ? (
+        <Loading what="tasks" />
+      ) : page.data?.data.length === 0 ? (
+        <EmptyState title={mine === '1' ? 'Nothing assigned to you' : 'No tasks'}>
+          <p>
+            {mine === '1'
+              ? "When someone assigns you a task it appears here. Look at everyone's tasks to pick one up."
+              : status
+                ? 'No task has this status.'
+                : 'Tasks are created through the API (POST /api/v1/tasks), by your systems or an office member.'}
+          </p>
+        </EmptyState>
+      ) : (
+        page.data && (
+          <>
+            <table class="list">
+              <caption class="visually-hidden">Tasks</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Task</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Place</th>
+                  <th scope="col">Due</th>
+                  <th scope="col">Compliance</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.data.map((t) => (
+                  <tr key={t.id}>
+                    <td data-label="Task">
+                      <Link href={`/tasks/${t.id}`}>{t.title}</Link>
+                    </td>
+                    <td data-label="Status">
+                      <Badge value={t.status} />
+                    </td>
+                    <td data-label="Place">{t.placeName ?? <span class="muted">—</span>}</td>
+                    <td data-label="Due">{t.dueDate ?? <span class="muted">—</span>}</td>
+                    <td data-label="Compliance">
+                      {t.complianceScore == null ? <span class="muted">—</span> : `${t.complianceScore}%`}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager
+              hasMore={page.data.pagination.hasMore}
+              next={page.data.pagination.cursor}
+              history={history}
+              onPage={(c, pages) => go({ mine, status }, c, pages)}
+            />
+          </>
+        )
+      )}
+    </section>
+  );
+}
+
+export function TaskPage(props: { id: string }) {
+  const { session } = useSession();
+  const task = useLoad(
+    (signal) => api.get('/api/v1/tasks/{id}', { params: { path: { id: props.id } }, signal }).then((r) => r.data),
+    [props.id],
+  );
+  const [notes, setNotes] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  useEffect(() => setNotes(task.data?.notes ?? ''), [task.data?.notes]);
+  const change = useAction(async (body: { status?: Status; notes?: string }) => {
+    await api.patch('/api/v1/tasks/{id}', { params: { path: { id: props.id } }, body });
+    setDone(body.status ? `Task ${body.status.replace('_', ' ')}.` : 'Notes saved.');
+    task.reload();
+  });
+  const t = task.data;
+  if (task.loading && !t) return <Loading what="the task" />;
+  if (!t)
+    return (
+      <section>
+        <PageHeader title="Task" />
+        <ErrorNotice error={task.error} onRetry={task.reload} />
+        <Link href="/tasks">Back to tasks</Link>
+      </section>
+    );
+  const moves = NEXT[t.status].filter((s) => s !== 'cancelled' || !can.tasksOnly(session));
+  return (
+    <section>
+      <PageHeader title={t.title}>
+        <p class="lead">
+          <Link href="/tasks">Tasks</Link> / <code>{t.id}</code> <Badge value={t.status} />
+        </p>
+      </PageHeader>
+      {done && <Notice>{done}</Notice>}
+      <ErrorNotice error={change.error} />
+      <Facts
+        items={[
+          ['Place', t.placeName ?? t.placeId],
+          ['Assigned to', t.assignedTo === session.member.userId ? 'you' : t.assignedTo],
+          ['Due', t.dueDate],
+          ['Description', t.description],
+          [
+            'Compliance',
+            t.complianceScore == null ? null : `${t.complianceScore}% (grade ${t.complianceGrade ?? '—'})`,
+          ],
+          [
+            'Analysis',
+            t.generationId &&
+              (can.write(session) ? (
+                <Link href={`/analyses/${t.generationId}`}>{t.generationId}</Link>
+              ) : (
+                t.generationId
+              )),
+          ],
+          ['Expected items', t.expectationIds.length ? t.expectationIds.length : null],
+          ['Created', <Time value={t.createdAt} />],
+          [
+            'Completed',
+            t.completedAt && (
+              <>
+                <Time value={t.completedAt} />
+                {t.completedBy ? ` by ${t.completedBy === session.member.userId ? 'you' : t.completedBy}` : ''}
+              </>
+            ),
+          ],
+        ]}
+      />
+      {moves.length > 0 && (
+        <div class="actions">
+          {moves.map((s) => (
+            <button
+              key={s}
+              type="button"
+              class={s === 'completed' ? 'button-primary' : s === 'cancelled' ? 'button-danger' : 'button-secondary'}
+              disabled={change.busy}
+              onClick={() => void change.run({ status: s })}
+            >
+              {VERB[s]}
+            </button>
+          ))}
+        </div>
+      )}
+      <form
+        class="card"
+        aria-labelledby="notes-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change.run({ notes });
+        }}
+      >
+        <h2 id="notes-title">Notes</h2>
+        <Field id="task-notes" label="Notes for the office">
+          <textarea id="task-notes" rows={4} maxLength={5000} value={notes} onInput={(e) => setNotes(valueOf(e))} />
+        </Field>
+        <button type="submit" class="button-secondary" disabled={change.busy}>
+          Save notes
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,593 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js';
+import { buildConsole } from '../../scripts/build-console.js';
+import { preparedSql, sql } from '../../src/db/sql.js';
+import { idAt } from '../../src/lib/ids.js';
+import '../../src/modules/recognition/engines/index.js';
+import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
+import { createRecognizer } from '../../src/modules/recognition/recognizer.js';
+import { createServices } from '../../src/services.js';
+import { request, startTestApi, type TestApi } from '../helpers/api.js';
+import { cliJson } from '../helpers/cli.js';
+import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
+import { startImageHost, type ImageHost } from '../helpers/image-host.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/wait.js';
+import { startTestWorkers, uniquePrefix } from '../helpers/worker.js';
+
+const root = resolve(import.meta.dirname, '../..');
+/** Debian's chromium (`apt-get install chromium`): the binary behind its wrapper script. */
+const executablePath = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
+/** Screenshots of every page at both widths, for people to look at (git-ignored). */
+const SHOTS = join(root, '.data', 'console-screenshots');
+const shelves = join(root, 'test', 'fixtures', 'synthetic-shelves');
+const catalogue = JSON.parse(readFileSync(join(shelves, 'catalogue.json'), 'utf8'));
+const PASSWORD = 'a long owner passphrase';
+
+/** What a page did wrong: errors, refusals by its policy, requests to anywhere but the service. */
+type Watch = { problems: string[]; outside: string[] };
+
+describe('the console (/console) in headless Chromium, against the real API, worker, Temporal and PostgreSQL', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let host: ImageHost;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let stopWorkers: () => Promise<void>;
+  let browser: Browser;
+  let owner: BrowserContext;
+  let page: Page;
+  let watch: Watch;
+  let cliEnv: Record<string, string>;
+  /** Shared between the steps, in order: what the owner made. */
+  const made: { key?: string; analysisId?: string; webhookId?: string; secret?: string; rotated?: string } = {};
+
+  /** A browser context that records what goes wrong and refuses every request to anywhere else. */
+  async function watchedContext(): Promise<{ context: BrowserContext; watch: Watch }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const w: Watch = { problems: [], outside: [] };
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(api.baseUrl) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      w.outside.push(url);
+      return route.abort();
+    });
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`CSP violation: ${e.effectiveDirective} refused ${e.blockedURI || '(inline)'}`),
+      );
+    });
+    context.on('page', (p) => {
+      p.on('pageerror', (err) => w.problems.push(`pageerror: ${err.message}`));
+      p.on('console', (msg) => {
+        // The browser logs the API's deliberate refusals (a 401 while signed out, the 403 the test
+        // provokes) as failed loads: those are answers, not faults of the page.
+        if (
+          msg.type() === 'error' &&
+          !/Failed to load resource: the server responded with a status of (401|403|404)/.test(msg.text())
+        )
+          w.problems.push(`console ${msg.type()}: ${msg.text()}`);
+        if (/Content Security Policy/i.test(msg.text())) w.problems.push(`csp: ${msg.text()}`);
+      });
+    });
+    return { context, watch: w };
+  }
+
+  /** Every visible form control is named by a label (or aria-label): what a screen reader reads out. */
+  async function assertLabelled(p: Page) {
+    const unlabelled = await p.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea')]
+        .filter((el) => (el as HTMLElement).offsetParent !== null && (el as HTMLInputElement).type !== 'hidden')
+        .filter(
+          (el) =>
+            !(el.id && document.querySelector(`label[for="${el.id}"]`)) &&
+            !el.closest('label') &&
+            !el.getAttribute('aria-label'),
+        )
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    assert.deepEqual(unlabelled, [], 'every form control has a label');
+  }
+
+  async function shoot(p: Page, name: string) {
+    for (const width of [1280, 390]) {
+      await p.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await p.waitForTimeout(150);
+      // Nothing runs off the side at 390 px: no horizontal scrolling of the page itself.
+      const overflow = await p.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.ok(overflow <= 1, `${name} at ${width} px scrolls sideways by ${overflow} px`);
+      await p.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+    await p.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  const heading = (p: Page, text: string | RegExp) => p.getByRole('heading', { level: 1, name: text }).waitFor();
+  /** A page of the console's navigation (pages' own text may link to it too). */
+  const nav = (p: Page, name: string) =>
+    p.getByRole('navigation', { name: 'Console' }).getByRole('link', { name }).click();
+
+  before(async () => {
+    assert.ok(executablePath, 'chromium is installed');
+    mkdirSync(SHOTS, { recursive: true });
+    const consoleDir = join(root, '.data', 'test', `console-${process.pid}`);
+    await buildConsole(consoleDir);
+    api = await startTestApi({
+      TASK_QUEUE_PREFIX: uniquePrefix('console'),
+      CONSOLE_DIR: consoleDir,
+      TEMPORAL_UI_URL: 'http://127.0.0.1:8233',
+    });
+    // The real local recognizer: the boxes drawn are the ones it found.
+    stopWorkers = (await startTestWorkers(api.runtime, await createRecognizer('local'))).stop;
+    org = await createTestOrg(api.runtime, { credits: 20, name: 'Console Grocers' });
+    const bulk = await api.request('POST', '/inventory/bulk', {
+      key: org.keys.write,
+      body: {
+        items: catalogue.map((c: Record<string, unknown>) => ({
+          sku: c.sku,
+          upc: c.upc,
+          brand: c.brand,
+          name: c.name,
+          category: c.category,
+          expectedPrice: c.expectedPrice,
+          currency: c.currency,
+        })),
+      },
+    });
+    assert.equal(bulk.status, 200, bulk.text);
+    host = await startImageHost({
+      '/shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(join(shelves, 'shelf-02.jpg')) },
+    });
+    receiver = await startReceiver();
+    cliEnv = { DATABASE_URL: process.env.DATABASE_URL!, PUBLIC_URL: api.baseUrl };
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+    });
+    ({ context: owner, watch } = await watchedContext());
+    page = await owner.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await stopWorkers?.();
+    await receiver?.close();
+    await host?.close();
+    await api?.close();
+    await closeLocalRecognizer();
+  });
+
+  it('serves the console under a strict content security policy; signed out, it asks for a sign-in', async () => {
+    const res = await page.goto(`${api.baseUrl}/console`);
+    assert.equal(res?.status(), 200);
+    const headers = await res!.allHeaders();
+    const csp = headers['content-security-policy'] ?? '';
+    assert.match(csp, /(^|; )default-src 'none'(;|$)/);
+    assert.match(csp, /(^|; )script-src 'self'(;|$)/);
+    assert.match(csp, /(^|; )connect-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /https?:|\*|unsafe/, `nothing from elsewhere, nothing inline: ${csp}`);
+    assert.equal(headers['x-frame-options'], 'DENY');
+    await heading(page, 'Sign in to the Shelf console');
+    await assertLabelled(page);
+    await shoot(page, 'sign-in');
+    // A wrong password says so and what to do.
+    await page.getByLabel('E-mail address').fill('nobody@console.example');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('The e-mail address or the password is wrong.').waitFor();
+  });
+
+  it("the first owner signs in with the CLI's one-time link", async () => {
+    const services = createServices(api.runtime.orm.em.fork(), { config: api.runtime.config });
+    await services.members.add(org.id, { name: 'Olive Owner', email: 'olive@console.example', role: 'owner' });
+    const { link } = await cliJson(cliEnv, 'member:login-link', '--org', org.id);
+    await page.goto(link);
+    await heading(page, 'Choose your password');
+    await page.getByText('olive@console.example').first().waitFor();
+    // The token leaves the address bar at once.
+    assert.equal(new URL(page.url()).hash, '');
+    await assertLabelled(page);
+    await shoot(page, 'set-password');
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('The same password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await heading(page, 'Analyses');
+    const cookie = (await owner.cookies()).find((c) => c.name === 'shelf_session')!;
+    assert.ok(cookie, 'the session cookie is set');
+    assert.equal(cookie.httpOnly, true, 'no script can read it');
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(await page.evaluate(() => document.cookie), '', 'invisible to the page');
+    await page.getByText('No analyses yet').waitFor();
+    await shoot(page, 'analyses-empty');
+  });
+
+  it('creates an API key, shown once, and the key works with a plain HTTP request', async () => {
+    await nav(page, 'API keys');
+    await heading(page, 'API keys');
+    await page.getByLabel('Name').fill('console test key');
+    await page.getByLabel('Role').selectOption('write');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('secret-value').innerText()).trim();
+    assert.match(secret, /^svc_live_[0-9a-f]{64}$/);
+    made.key = secret;
+    // Curl's request: nothing but the key.
+    const usage = await fetch(`${api.baseUrl}/api/v1/usage`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(usage.status, 200);
+    await page.getByRole('cell', { name: /console test key/ }).waitFor();
+    await assertLabelled(page);
+    await shoot(page, 'api-keys');
+  });
+
+  it('an analysis submitted through the API shows its photo with every detected product boxed', async () => {
+    const submitted = await request(api.baseUrl, 'POST', '/analyses', {
+      key: made.key,
+      body: { imageUrl: host.url('/shelf-02.jpg'), externalId: 'visit-42', metadata: { aisle: '4' } },
+    });
+    assert.equal(submitted.status, 202, submitted.text);
+    made.analysisId = submitted.body.data.id;
+    // One that fails too (its photo is not there): a failed row, an alert, a red bar in the chart.
+    await request(api.baseUrl, 'POST', '/analyses', { key: made.key, body: { imageUrl: host.url('/missing.jpg') } });
+    await nav(page, 'Analyses');
+    await heading(page, 'Analyses');
+    await page.getByRole('cell', { name: 'visit-42' }).waitFor();
+    await page.getByLabel('External id').fill('visit-42');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/externalId=visit-42/);
+    await waitFor('the filtered list', async () => (await page.locator('table.list tbody tr').count()) === 1, 10_000);
+    await page.locator('table.list tbody tr a').first().click();
+    await heading(page, 'Analysis visit-42');
+    const analysis = await waitFor(
+      'the analysis to complete',
+      async () => {
+        const a = await request(api.baseUrl, 'GET', `/analyses/${made.analysisId}`, { key: made.key });
+        return a.body.data.status !== 'processing' && a.body.data;
+      },
+      120_000,
+      500,
+    );
+    assert.equal(analysis.status, 'completed');
+    const located = analysis.products.filter((p: { box: unknown }) => p.box).length;
+    assert.ok(located >= 10, `products located: ${located} of ${analysis.products.length}`);
+    // The page follows the analysis to its end, then draws the photo (a blob: URL) and a box per product.
+    await page.locator('.lead .badge').getByText('completed').waitFor({ timeout: 30_000 });
+    await page.getByTestId('analysis-photo').waitFor({ timeout: 30_000 });
+    await waitFor('the boxes', async () => (await page.getByTestId('product-box').count()) === located, 30_000);
+    const href = await page.locator('[data-testid=analysis-photo] image').getAttribute('href');
+    assert.match(href ?? '', /^blob:/);
+    const loaded = await page.evaluate(async (src) => {
+      const img = new Image();
+      img.src = src;
+      await img.decode();
+      return img.naturalWidth;
+    }, href!);
+    assert.equal(loaded, 1600, 'the photo itself, upright, at its size');
+    // Name, price, facings and match status of each, in the table numbered like the boxes.
+    const first = analysis.products[0];
+    await page
+      .getByRole('cell', { name: new RegExp(`${first.brand} ${first.description}`) })
+      .first()
+      .waitFor();
+    assert.equal(await page.locator('table.products tbody tr').count(), analysis.products.length);
+    const title = await page.locator('[data-testid=product-box] title').first().textContent();
+    assert.match(title ?? '', /^1\. .+: .+, \d+ facings?, (matched|probable|unmatched)$/);
+    const workflow = await page.getByRole('link', { name: /Workflow in Temporal UI/ }).getAttribute('href');
+    assert.equal(workflow, `http://127.0.0.1:8233/namespaces/default/workflows/${made.analysisId}`);
+    await assertLabelled(page);
+    await shoot(page, 'analysis');
+    // The list again, without filters: the failed one too.
+    await nav(page, 'Analyses');
+    await page.getByRole('cell', { name: 'failed' }).first().waitFor({ timeout: 60_000 });
+    await assertLabelled(page);
+    await shoot(page, 'analyses');
+  });
+
+  it("a webhook's secret is rotated, and the next delivery verifies with the new one", async () => {
+    await nav(page, 'Webhooks');
+    await heading(page, 'Webhooks');
+    await page.getByText('No webhook endpoints yet').waitFor();
+    await page.getByLabel('URL', { exact: true }).fill(receiver.url);
+    await page.getByLabel('Description (optional)').fill('Receiver of the console test');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    made.secret = (await page.getByTestId('secret-value').innerText()).trim();
+    assert.match(made.secret, /^whsec_/);
+    await assertLabelled(page);
+    await shoot(page, 'webhooks');
+    await page.getByRole('link', { name: 'Open the endpoint' }).click();
+    await heading(page, 'Receiver of the console test');
+    made.webhookId = new URL(page.url()).pathname.split('/').pop();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
+    made.rotated = (await page.getByTestId('secret-value').innerText()).trim();
+    assert.notEqual(made.rotated, made.secret);
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText(/Test event sent/).waitFor();
+    const delivery = await waitFor('the test delivery', async () =>
+      receiver.received.find((r) => r.raw.includes('webhook.test')),
+    );
+    // Verified with the new secret alone; the old one still signs for its 24 hours (a second v1).
+    const event = verifyWebhookSignature(delivery.raw, delivery.headers, [made.rotated]);
+    assert.equal(event.event, 'webhook.test');
+    assert.equal(String(delivery.headers['x-service-signature']).match(/v1=/g)?.length, 2);
+    assert.throws(() => verifyWebhookSignature(delivery.raw, delivery.headers, ['whsec_not_the_secret']));
+    // The log shows the attempt: its status code and latency.
+    await page.locator('.delivery').first().getByText('succeeded').waitFor({ timeout: 15_000 });
+    await page.locator('.attempts td[data-label=Status]').getByText('200').first().waitFor();
+  });
+
+  it('a redelivery appears in the log (the same delivery id, a second attempt)', async () => {
+    const before = receiver.received.length;
+    const deliveryId = await page.locator('.delivery').first().getAttribute('data-delivery');
+    await page.locator('.delivery').first().getByRole('button', { name: 'Redeliver' }).click();
+    await waitFor('the redelivery', async () => receiver.received.length > before);
+    const again = receiver.received.at(-1)!;
+    assert.equal(again.headers['x-service-delivery'], deliveryId);
+    verifyWebhookSignature(again.raw, again.headers, [made.rotated!]);
+    await waitFor(
+      'two attempts in the log',
+      async () => (await page.locator(`[data-delivery="${deliveryId}"] .attempts tbody tr`).count()) === 2,
+      20_000,
+    );
+    await assertLabelled(page);
+    await shoot(page, 'webhook');
+  });
+
+  it('usage shows credits by pool, plan, rate limits and analyses per day', async () => {
+    await nav(page, 'Usage');
+    await heading(page, 'Usage');
+    const usage = await request(api.baseUrl, 'GET', '/usage', { key: org.keys.read });
+    await page.getByTestId('credits-remaining').getByText(String(usage.body.data.credits.remaining)).waitFor();
+    await page.getByTestId('daily-chart').waitFor();
+    assert.ok((await page.locator('[data-testid=daily-chart] rect').count()) >= 2, 'a completed and a failed bar');
+    await assertLabelled(page);
+    await shoot(page, 'usage');
+  });
+
+  it('alerts: the failed analysis raised one; it is acknowledged, then snoozed', async () => {
+    await nav(page, 'Alerts');
+    await heading(page, 'Alerts');
+    const item = page.locator('.alert').first();
+    await item.getByText('Analysis failed', { exact: true }).waitFor({ timeout: 30_000 });
+    await item.getByRole('button', { name: 'Acknowledge' }).click();
+    await page.getByText(/marked acknowledged/).waitFor();
+    await item.getByText('acknowledged').first().waitFor();
+    await page.locator('.alert').first().getByRole('button', { name: 'Snooze' }).click();
+    await page.getByText(/snoozed\./).waitFor();
+    const [alert] = (await request(api.baseUrl, 'GET', '/alerts', { key: org.keys.read })).body.data;
+    assert.equal(alert.status, 'snoozed');
+    assert.match(alert.actionedBy, /^usr_/, 'actioned by the member, not a key');
+    await assertLabelled(page);
+    await shoot(page, 'alerts');
+  });
+
+  it('a tasker, invited from the members page, sees tasks and no keys page, and the API refuses them too', async () => {
+    await nav(page, 'Members');
+    await heading(page, 'Members');
+    await page.getByLabel('E-mail address').fill('terry@console.example');
+    await page.getByLabel('Role', { exact: true }).selectOption('tasker');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = (await page.getByTestId('secret-value').innerText()).trim();
+    await assertLabelled(page);
+    await shoot(page, 'members');
+
+    const { context: taskerContext, watch: taskerWatch } = await watchedContext();
+    const tasker = await taskerContext.newPage();
+    await tasker.goto(link);
+    await heading(tasker, 'Join Console Grocers');
+    await assertLabelled(tasker);
+    await shoot(tasker, 'join');
+    await tasker.getByLabel('Your name').fill('Terry Tasker');
+    await tasker.getByLabel('New password').fill('terry the tasker 1');
+    await tasker.getByLabel('The same password again').fill('terry the tasker 1');
+    await tasker.getByRole('button', { name: 'Join and sign in' }).click();
+    await heading(tasker, 'Tasks');
+    const menu = await tasker.getByRole('navigation', { name: 'Console' }).innerText();
+    assert.doesNotMatch(menu, /API keys|Webhooks|Analyses|Members/);
+    // A task for them, made by the office's key; they complete it.
+    const me = (await request(api.baseUrl, 'GET', '/members?search=terry', { key: org.keys.read })).body.data[0];
+    const task = await request(api.baseUrl, 'POST', '/tasks', {
+      key: made.key,
+      body: { title: 'Check the soft drinks aisle', assignedTo: me.userId, dueDate: '2026-12-01' },
+    });
+    assert.equal(task.status, 201, task.text);
+    await tasker.reload();
+    await tasker.getByRole('link', { name: 'Check the soft drinks aisle' }).waitFor();
+    await assertLabelled(tasker);
+    await shoot(tasker, 'tasks-tasker');
+    await tasker.getByRole('link', { name: 'Check the soft drinks aisle' }).click();
+    await heading(tasker, 'Check the soft drinks aisle');
+    await assertLabelled(tasker);
+    await shoot(tasker, 'task');
+    await tasker.getByRole('button', { name: 'Complete' }).click();
+    await tasker.getByText('Task completed.').waitFor();
+    assert.equal(
+      (await request(api.baseUrl, 'GET', `/tasks/${task.body.data.id}`, { key: org.keys.read })).body.data.completedBy,
+      me.userId,
+    );
+    // No keys page in the console...
+    await tasker.goto(`${api.baseUrl}/console/api-keys`);
+    await heading(tasker, 'Page not found');
+    // ...and the API refuses the tasker's session, whatever the page does.
+    const status = await tasker.evaluate(async () => (await fetch('/api/v1/api-keys')).status);
+    assert.equal(status, 403);
+    assert.deepEqual(taskerWatch.problems, []);
+    assert.deepEqual(taskerWatch.outside, []);
+    await taskerContext.close();
+  });
+
+  it('a request with the session cookie but without the CSRF defence changes nothing', async () => {
+    const keys = async () =>
+      (
+        await sql<{ n: number }>(
+          api.runtime.orm.em.fork(),
+          `select count(*)::int as n from api_keys where organisation_id = ?`,
+          [org.id],
+        )
+      )[0]!.n;
+    const before = await keys();
+    // From the console's own page, but without the X-CSRF-Token header: refused.
+    const sameOrigin = await page.evaluate(async () => {
+      const res = await fetch('/api/v1/api-keys', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ role: 'admin', name: 'forged' }),
+      });
+      return { status: res.status, body: await res.json() };
+    });
+    assert.equal(sameOrigin.status, 403);
+    assert.equal(sameOrigin.body.error.details.reason, 'csrf_token');
+    // From another site's page (another port of the same host: the same site, so SameSite alone
+    // would let the cookie through): a form and a no-cors fetch, both carrying the cookie.
+    const attacker: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html>
+<form id="f" method="POST" action="${api.baseUrl}/api/v1/api-keys" enctype="text/plain"><input name='{"role":"admin","name":"forged","x":"' value='"}'></form>
+<script>fetch('${api.baseUrl}/api/v1/api-keys', { method: 'POST', mode: 'no-cors', credentials: 'include', body: '{"role":"admin"}' }).finally(() => document.getElementById('f').submit());</script>`);
+    });
+    await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
+    const evil = await owner.newPage();
+    const refused = new Promise<number>((resolve) =>
+      evil.on(
+        'response',
+        (r) => r.url().endsWith('/api/v1/api-keys') && r.request().method() === 'POST' && resolve(r.status()),
+      ),
+    );
+    // The harness lets this page's own origin through (and nothing else).
+    await owner.route(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/**`, (route) => route.continue());
+    await evil.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+    assert.equal(await refused, 403);
+    await evil.waitForLoadState('load');
+    await evil.close();
+    attacker.close();
+    assert.equal(await keys(), before, 'no key was created');
+  });
+
+  it('sign-out ends the session on the server', async () => {
+    await page.goto(`${api.baseUrl}/console/account`);
+    await heading(page, 'Your account');
+    await assertLabelled(page);
+    await shoot(page, 'account');
+    const cookie = (await owner.cookies()).find((c) => c.name === 'shelf_session')!;
+    const asBefore = () =>
+      fetch(`${api.baseUrl}/api/v1/auth/session`, { headers: { cookie: `shelf_session=${cookie.value}` } });
+    assert.equal((await asBefore()).status, 200);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await heading(page, 'Sign in to the Shelf console');
+    // The cookie as it was, replayed from outside the browser: the server has ended the session.
+    assert.equal((await asBefore()).status, 401);
+    const [{ n }] = await sql<{ n: number }>(
+      api.runtime.orm.em.fork(),
+      `select count(*)::int as n from sessions s join users u on u.id = s.user_id where u.email = 'olive@console.example'`,
+    );
+    assert.equal(n, 0);
+    // And signing in again with the password works.
+    await page.getByLabel('E-mail address').fill('olive@console.example');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading(page, 'Analyses');
+  });
+
+  it('the analyses list stays quick with 10,000 analyses (timed against the API answering the same page)', async () => {
+    const big = await createTestOrg(api.runtime, { name: 'Ten Thousand' });
+    const em = api.runtime.orm.em.fork();
+    const start = Date.now() - 10_000 * 60_000;
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({
+      id: idAt('analysis', new Date(start + i * 60_000)).replace(/0{6}$/, String(i).padStart(6, '0')),
+      status: i % 10 === 0 ? 'failed' : 'completed',
+      at: new Date(start + i * 60_000).toISOString(),
+    }));
+    // Bound as arrays (a prepared statement): 10,000 rows in one insert.
+    await preparedSql(
+      em,
+      `insert into analyses (id, organisation_id, created_at, updated_at, image_url, total_runs, total_value, status, completed_at, external_id)
+       select r.id, ?, r.at::timestamptz, r.at::timestamptz, 'https://images.example.com/' || r.n || '.jpg', 1, 0, r.status, r.at::timestamptz, 'visit-' || r.n
+         from unnest(?::text[], ?::text[], ?::text[]) with ordinality as r(id, status, at, n)`,
+      [big.id, rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.at)],
+    );
+    const services = createServices(em, { config: api.runtime.config });
+    const bigOwner = await services.members.add(big.id, {
+      name: 'Big Owner',
+      email: 'big@console.example',
+      role: 'owner',
+    });
+    const { token } = await services.sessions.createSignInLink(big.id, bigOwner.id);
+    const { context } = await watchedContext();
+    const p = await context.newPage();
+    await p.goto(`${api.baseUrl}/console/set-password#token=${token}`);
+    await p.getByLabel('New password').fill('ten thousand rows');
+    await p.getByLabel('The same password again').fill('ten thousand rows');
+    await p.getByRole('button', { name: 'Save and sign in' }).click();
+    await heading(p, 'Analyses');
+
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const timeApi = async (query: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const t = performance.now();
+        const res = await fetch(`${api.baseUrl}/api/v1/analyses?${query}`, {
+          headers: { authorization: `Bearer ${big.keys.read}` },
+        });
+        await res.json();
+        times.push(performance.now() - t);
+      }
+      return median(times);
+    };
+    // The console's time: from asking for the page to its rows on screen (the page's own request included).
+    const timeConsole = async (path: string, rowsExpected: number) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        await p.goto(`${api.baseUrl}/console${path}`);
+        await waitFor(
+          'the rows',
+          async () => (await p.locator('table.list tbody tr').count()) === rowsExpected,
+          10_000,
+          10,
+        );
+        times.push(performance.now() - t);
+      }
+      return median(times);
+    };
+    const apiFirst = await timeApi('limit=25');
+    const consoleFirst = await timeConsole('/analyses', 25);
+    const apiFailed = await timeApi('limit=25&status=failed');
+    const consoleFailed = await timeConsole('/analyses?status=failed', 25);
+    const day = rows[5000]!.at.slice(0, 10);
+    const apiDay = await timeApi(`limit=25&createdAfter=${day}`);
+    const consoleDay = await timeConsole(`/analyses?from=${day}`, 25);
+    // Paging: the next page from the pager, as a person clicks it.
+    await p.goto(`${api.baseUrl}/console/analyses`);
+    await waitFor('the rows', async () => (await p.locator('table.list tbody tr').count()) === 25, 10_000, 10);
+    const firstId = await p.locator('table.list tbody tr td a').first().innerText();
+    const t = performance.now();
+    await p.getByRole('button', { name: 'Older →' }).click();
+    await waitFor(
+      'the next page',
+      async () => (await p.locator('table.list tbody tr td a').first().innerText()) !== firstId,
+      10_000,
+      10,
+    );
+    const consoleNext = performance.now() - t;
+    console.log(
+      [
+        'analyses list with 10,000 analyses, median ms (API: one GET of 25; console: page load to 25 rows shown)',
+        `  newest 25:        API ${apiFirst.toFixed(1)}   console ${consoleFirst.toFixed(0)}`,
+        `  status=failed:    API ${apiFailed.toFixed(1)}   console ${consoleFailed.toFixed(0)}`,
+        `  from a date:      API ${apiDay.toFixed(1)}   console ${consoleDay.toFixed(0)}`,
+        `  next page (click): console ${consoleNext.toFixed(0)}`,
+      ].join('\n'),
+    );
+    for (const ms of [apiFirst, apiFailed, apiDay]) assert.ok(ms < 250, `the API's page took ${ms} ms`);
+    for (const ms of [consoleFirst, consoleFailed, consoleDay, consoleNext])
+      assert.ok(ms < 3000, `the console's page took ${ms} ms`);
+    await context.close();
+  });
+
+  it('loaded nothing from elsewhere, broke no policy and threw nothing, on any page', () => {
+    assert.deepEqual(watch.outside, []);
+    assert.deepEqual(watch.problems, []);
+  });
+});

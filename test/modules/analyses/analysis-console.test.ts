@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { sql } from '../../../src/db/sql.js';
+import { idAt } from '../../../src/lib/ids.js';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { startImageHost, type ImageHost } from '../../helpers/image-host.js';
+import { startReceiver } from '../../helpers/receiver.js';
+import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { waitFor } from '../../helpers/wait.js';
+import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
+
+/** What the console's analysis pages read over the API: the photo, where products are on it, deliveries, dates. */
+describe('analyses for the console: photo previews, product boxes, deliveries, date filters, daily usage', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let host: ImageHost;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let stopWorkers: () => Promise<void>;
+
+  before(async () => {
+    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('analysis-console') });
+    stopWorkers = (
+      await startTestWorkers(
+        api.runtime,
+        new ScriptedRecognizer(() => [
+          product({
+            brand: 'Heinz',
+            description: 'Beans',
+            units: 3,
+            price: 1.2,
+            box: { x: 0.1, y: 0.2, width: 0.3, height: 0.4 },
+          }),
+          // Off the photo's edge: kept, cut to the photo.
+          product({ brand: 'Edge', description: 'Case', box: { x: 0.9, y: 0.9, width: 0.5, height: 0.5 } }),
+          // Not located: no box.
+          product({ brand: 'Nowhere', description: 'Box' }),
+        ]),
+      )
+    ).stop;
+    org = await createTestOrg(api.runtime, { credits: 20 });
+    // A photo taller than the preview's 1,600 px and turned by its EXIF orientation (6: 90° clockwise).
+    const photo = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#c83' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    host = await startImageHost({
+      '/shelf.jpg': { type: 'image/jpeg', body: photo },
+      // Slow enough that the test points the callback at its receiver before the analysis ends.
+      '/slow-shelf.jpg': { type: 'image/jpeg', body: photo, delayMs: 1500 },
+    });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await stopWorkers?.();
+    await receiver?.close();
+    await host?.close();
+    await api?.close();
+  });
+
+  const finished = (id: string) =>
+    waitFor(
+      `analysis ${id}`,
+      async () => {
+        const a = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        return a.body.data.status !== 'processing' && a.body.data;
+      },
+      60_000,
+    );
+
+  it("keeps an upright JPEG preview of the photo, at most 1,600 px, and each product's box on it", async () => {
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.jpg'), externalId: 'preview-1' },
+    });
+    const analysis = await finished(submitted.body.data.id);
+    assert.equal(analysis.status, 'completed');
+    assert.deepEqual(
+      analysis.products.map((p: { box: unknown }) => p.box),
+      [{ x: 0.1, y: 0.2, width: 0.3, height: 0.4 }, { x: 0.9, y: 0.9, width: 0.1, height: 0.1 }, null],
+    );
+    const image = await fetch(`${api.baseUrl}/api/v1/analyses/${analysis.id}/image`, {
+      headers: { authorization: `Bearer ${org.keys.read}` },
+    });
+    assert.equal(image.status, 200);
+    assert.equal(image.headers.get('content-type'), 'image/jpeg');
+    assert.match(image.headers.get('cache-control') ?? '', /^private/);
+    const meta = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
+    // Upright (the EXIF turn applied: portrait now) and within 1,600 px.
+    assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', 1200, 1600]);
+    assert.equal(meta.orientation ?? 1, 1);
+    assert.equal(image.headers.get('x-image-width'), '1200');
+    // Another organisation's analysis, or none: 404 as everywhere.
+    const other = await createTestOrg(api.runtime);
+    const theirs = await api.request('GET', `/analyses/${analysis.id}/image`, { key: other.keys.read });
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.error.code, 'NOT_FOUND');
+  });
+
+  it('an analysis whose photo could not be fetched has no preview: 404 saying why', async () => {
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/gone.jpg') },
+    });
+    const analysis = await finished(submitted.body.data.id);
+    assert.equal(analysis.status, 'failed');
+    const res = await api.request('GET', `/analyses/${analysis.id}/image`, { key: org.keys.read });
+    assert.equal(res.status, 404);
+    assert.match(res.body.error.message, /could not be fetched/);
+  });
+
+  it("lists an analysis' webhook and callback deliveries with their attempts (admin only)", async () => {
+    const hook = await api.request('POST', '/webhooks', {
+      key: org.keys.admin,
+      body: { url: receiver.url, events: ['analysis.completed'] },
+    });
+    assert.equal(hook.status, 201, hook.text);
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/slow-shelf.jpg'), callbackUrl: receiver.url.replace('http:', 'https:') },
+    });
+    assert.equal(submitted.status, 202, submitted.text);
+    const id = submitted.body.data.id;
+    // The test receiver speaks plain HTTP: the HTTPS check is the API's, the row points at the receiver.
+    await sql(api.runtime.orm.em.fork(), `update analyses set callback_url = ? where id = ?`, [receiver.url, id]);
+    await finished(id);
+    const deliveries = await waitFor('both deliveries attempted', async () => {
+      const res = await api.request('GET', `/analyses/${id}/deliveries`, { key: org.keys.admin });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.length === 2 && res.body.data.every((d: any) => d.attempts.length > 0) && res.body.data;
+    });
+    const webhook = deliveries.find((d: any) => d.webhookId === hook.body.data.id);
+    const callback = deliveries.find((d: any) => d.webhookId === null);
+    assert.equal(webhook.event, 'analysis.completed');
+    assert.equal(webhook.status, 'succeeded');
+    assert.equal(webhook.attempts[0].statusCode, 200);
+    assert.equal(callback.event, 'analysis.completed');
+    assert.equal(callback.status, 'succeeded', JSON.stringify(callback));
+    assert.equal((await api.request('GET', `/analyses/${id}/deliveries`, { key: org.keys.write })).status, 403);
+    assert.equal((await api.request('GET', `/analyses/an_nope/deliveries`, { key: org.keys.admin })).status, 404);
+  });
+
+  it('filters the list by creation time (createdAfter inclusive, createdBefore exclusive; a date is 00:00 UTC)', async () => {
+    const dated = await createTestOrg(api.runtime, { credits: 0 });
+    const days = ['2026-01-10T12:00:00Z', '2026-01-11T00:00:00Z', '2026-01-11T23:59:59Z', '2026-01-12T08:00:00Z'];
+    const em = api.runtime.orm.em.fork();
+    const ids: string[] = [];
+    for (const [i, at] of days.entries()) {
+      // Ids carry their creation time (ULID): rows made "then" get ids of then, as the service would.
+      const id = idAt('analysis', new Date(at)).replace(/0{16}$/, `${i}`.padStart(16, '0'));
+      ids.push(id);
+      await sql(
+        em,
+        `insert into analyses (id, organisation_id, created_at, updated_at, image_url, total_runs, total_value, status)
+         values (?, ?, ?, ?, 'https://example.com/x.jpg', 1, 0, 'completed')`,
+        [id, dated.id, at, at],
+      );
+    }
+    const list = async (query: string) =>
+      (await api.request('GET', `/analyses?${query}`, { key: dated.keys.read })).body.data.map((a: any) => a.id);
+    assert.deepEqual(await list('createdAfter=2026-01-11&createdBefore=2026-01-12'), [ids[2], ids[1]]);
+    assert.deepEqual(await list('createdAfter=2026-01-11T00:00:00Z'), [ids[3], ids[2], ids[1]]);
+    assert.deepEqual(await list('createdBefore=2026-01-11T00:00:00%2B00:00'), [ids[0]]);
+    const bad = await api.request('GET', '/analyses?createdAfter=yesterday', { key: dated.keys.read });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.error.details.fields[0].field, 'query.createdAfter');
+  });
+
+  it("counts analyses per day for the usage chart, today's included, days without any as zeros", async () => {
+    const res = await api.request('GET', '/usage/daily?days=7', { key: org.keys.read });
+    assert.equal(res.status, 200, res.text);
+    const { series, to, days } = res.body.data;
+    assert.equal(days, 7);
+    assert.equal(series.length, 7);
+    assert.equal(to, new Date().toISOString().slice(0, 10));
+    const today = series.at(-1);
+    // This test's submissions: two completed, one failed (the missing photo).
+    assert.deepEqual(
+      { submitted: today.submitted, completed: today.completed, failed: today.failed },
+      { submitted: 3, completed: 2, failed: 1 },
+    );
+    assert.ok(series.slice(0, -1).every((d: any) => d.submitted === 0));
+    assert.equal((await api.request('GET', '/usage/daily?days=91', { key: org.keys.read })).status, 422);
+  });
+});
