@@ -499,11 +499,13 @@ describe('the console (/console) in headless Chromium, against the real API, wor
       status: i % 10 === 0 ? 'failed' : 'completed',
       at: new Date(start + i * 60_000).toISOString(),
     }));
-    // Bound as arrays (a prepared statement): 10,000 rows in one insert.
+    // Bound as arrays (a prepared statement): 10,000 rows in one insert. Marked started: a row without
+    // workflow_started_at is a stranded commit, and every relay on this database (other test files'
+    // workers) would try to start 10,000 workflows before the one it was spawned for.
     await preparedSql(
       em,
-      `insert into analyses (id, organisation_id, created_at, updated_at, image_url, total_runs, total_value, status, completed_at, external_id)
-       select r.id, ?, r.at::timestamptz, r.at::timestamptz, 'https://images.example.com/' || r.n || '.jpg', 1, 0, r.status, r.at::timestamptz, 'visit-' || r.n
+      `insert into analyses (id, organisation_id, created_at, updated_at, image_url, total_runs, total_value, status, completed_at, external_id, workflow_started_at)
+       select r.id, ?, r.at::timestamptz, r.at::timestamptz, 'https://images.example.com/' || r.n || '.jpg', 1, 0, r.status, r.at::timestamptz, 'visit-' || r.n, r.at::timestamptz
          from unnest(?::text[], ?::text[], ?::text[]) with ordinality as r(id, status, at, n)`,
       [big.id, rows.map((r) => r.id), rows.map((r) => r.status), rows.map((r) => r.at)],
     );
