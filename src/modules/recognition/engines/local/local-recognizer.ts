@@ -221,7 +221,8 @@ export class LocalRecognizer implements Recognizer {
             (w(label.box) >= 2 * h(label.box) && h(label.box) <= photo.height * 0.08)),
       );
     if (blank.length === 0) return read;
-    const kept = read.labels.filter((l) => !blank.some((b) => b.label === l));
+    const blankLabels = new Set(blank.map((b) => b.label));
+    const kept = read.labels.filter((l) => !blankLabels.has(l));
     // A patch is a good part of its label (a third of its width, a third of its height or more):
     // a fill that grows further is a pack or the shelf, not a label.
     const around = (
@@ -234,9 +235,7 @@ export class LocalRecognizer implements Recognizer {
     if (around.length === 0) return read;
     const again = await this.readLabels(photo, grey, around, entries, around.length);
     const covered = (l: Label) => around.some((box) => centreInside(l.box, box, h(l.box) * 0.25));
-    const keep = read.labels
-      .map((l, i) => ({ l, i }))
-      .filter(({ l }) => !blank.some((b) => b.label === l) || !covered(l));
+    const keep = read.labels.map((l, i) => ({ l, i })).filter(({ l }) => !blankLabels.has(l) || !covered(l));
     return {
       labels: [...keep.map(({ l }) => l), ...again.labels],
       readings: [...keep.map(({ i }) => read.readings[i]!), ...again.readings],
@@ -362,6 +361,7 @@ export class LocalRecognizer implements Recognizer {
       checkpoint();
       const label = labels[u.i]!;
       const again = this.asLabel(closer[k]!);
+      const againNamed = this.bestEntry(again, entries)?.score ?? 0;
       let price = u.priced
         ? label.price
         : completeness(again.price) > completeness(label.price)
@@ -372,7 +372,7 @@ export class LocalRecognizer implements Recognizer {
       // Only on what is a label by its name or its symbol: paper that names nothing and carries no
       // bars is mostly a pack's white window, and a tag reading costs a detection (~0.1 s) each.
       const labelLike =
-        Math.max(u.named, this.bestEntry(again, entries)?.score ?? 0) >= 0.5 ||
+        Math.max(u.named, againNamed) >= 0.5 ||
         readings[u.i]!.barcodes.length + readings[u.i]!.smallBarcodes.length > 0 ||
         entries.length === 0;
       if (completeness(price) === 0 && u.i < onPaper && labelLike) {
@@ -397,7 +397,7 @@ export class LocalRecognizer implements Recognizer {
       }
       labels[u.i] = {
         ...label,
-        nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText,
+        nameText: againNamed > u.named ? again.nameText : label.nameText,
         price,
       };
     }
