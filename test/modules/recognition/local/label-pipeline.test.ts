@@ -9,7 +9,8 @@ import { countPacks, packMask } from '../../../../src/modules/recognition/engine
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
 import { OcrPool, pgm } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
-import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
+import { readLabels } from '../../../../src/modules/recognition/engines/local/label-reader.js';
+import { decodePhoto, greenChannel } from '../../../../src/modules/recognition/engines/local/photo.js';
 
 const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
 type Truth = { products: { sku: string; units: number; label: { bbox: [number, number, number, number] } }[] };
@@ -83,6 +84,37 @@ describe('local recognizer stages', () => {
     assert.equal(regions.length, 1);
     const [r] = regions;
     assert.ok(r!.x0 <= 390 && r!.x1 >= 570 && r!.y0 <= 105 && r!.y1 >= 135, JSON.stringify(r));
+  });
+
+  it('finds a barcode that leans, as in a photo taken a few degrees askew', async () => {
+    const code = await sharp(
+      Buffer.from(bwipjs.toSVG({ bcid: 'ean13', text: '5010345865092', height: 12, includetext: false })),
+    )
+      .resize(200, 70, { fit: 'fill' })
+      .rotate(5, { background: '#ffffff' })
+      .png()
+      .toBuffer();
+    const { data, info } = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#ffffff' } })
+      .composite([{ input: code, left: 90, top: 50 }])
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const regions = barRegions(data, info.width, info.height);
+    assert.equal(regions.length, 1, JSON.stringify(regions));
+    const [r] = regions;
+    assert.ok(r!.x0 <= 110 && r!.x1 >= 280, JSON.stringify(r));
+  });
+
+  it("reads a label on the same sheet as crops that are not labels, which alone would spoil the sheet's layout", async () => {
+    // The second generator's shelf-01: dark labels, and the paper finder's crops all packs' windows.
+    const photo = await decodePhoto(readFileSync(resolve(dir, '../second-generator-shelves/shelf-01.jpg')));
+    const label = { x0: 68, y0: 355, x1: 270, y1: 465 }; // "GUMMY BEARS 180G £1.50 each 2 for £2"
+    const boxes = [...(await findLabelBoxes(photo)), label];
+    assert.ok(boxes.length >= 12);
+    const readings = await readLabels(pool, greenChannel(photo), boxes);
+    const text = readings.at(-1)!.text;
+    assert.match(text, /BEARS/);
+    assert.match(text, /1\.50/);
   });
 
   it('reads a label that prints its price as a bare integer, as yen tags do', async () => {

@@ -11,7 +11,7 @@ import { findTextLabels } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
-import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
+import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
@@ -332,7 +332,8 @@ export class LocalRecognizer implements Recognizer {
     entries: Entry[],
     onPaper: number,
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
-    const readings = await readLabels(this.opts.ocr, grey, boxes);
+    // Paper's and bars' labels on one sheet, the text detector's on another.
+    const readings = await readLabels(this.opts.ocr, grey, boxes, FIRST_LOOK, [onPaper]);
     checkpoint();
     const labels = readings.map((r) => this.asLabel(r));
     const unsure = labels
