@@ -6,7 +6,7 @@ import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
 import type { PaddleOcr } from './paddle/paddle-ocr.js';
-import { readTagPriceInBox } from './paddle/paddle-tag-prices.js';
+import { readLabelInBox } from './paddle/paddle-tag-prices.js';
 import { findTextLabels } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
@@ -50,6 +50,12 @@ function shelfAbove(label: Box, labels: { box: Box }[]): number | null {
 }
 
 /** How much of a label's offer a reading got: both prices beat one, one beats none. */
+/**
+ * The learned recognizer's look at a label: its crop scaled to this many pixels across. A shelf label
+ * is three or more times wider than tall, so its price is still ~40 px tall at 320, and detection
+ * costs half of 480's (the real tags' size), which read no more on the tuning sets.
+ */
+const LEARNED_LOOK_SIDE = 320;
 const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
 
 /** What is left of a label's text once its prices and offer words are taken out: the product's name. */
@@ -363,44 +369,48 @@ export class LocalRecognizer implements Recognizer {
       const label = labels[u.i]!;
       const again = this.asLabel(closer[k]!);
       const againNamed = this.bestEntry(again, entries)?.score ?? 0;
+      const named = Math.max(u.named, againNamed);
+      let nameText = againNamed > u.named ? again.nameText : label.nameText;
       let price = u.priced
         ? label.price
         : completeness(again.price) > completeness(label.price)
           ? again.price
           : label.price;
-      // Still no price: tags that print a bare integer (198, as yen tags do) are read like the real
-      // tags are, the tallest row of digits on the label.
-      // Only on what is a label by its name or its symbol: paper that names nothing and carries no
-      // bars is mostly a pack's white window, and a tag reading costs a detection (~0.1 s) each.
+      // Only on what is a label by its name, its symbol or its price: paper that names nothing and
+      // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
       const labelLike =
-        Math.max(u.named, againNamed) >= 0.5 ||
+        named >= 0.5 ||
         readings[u.i]!.barcodes.length + readings[u.i]!.smallBarcodes.length > 0 ||
         entries.length === 0;
-      if (completeness(price) === 0 && u.i < onPaper && labelLike) {
-        // The learned recognizer where it is loaded: inside the real tags' labelled boxes it read 143
-        // of 144 prices, tesseract's four-threshold vote 132.
-        const tag = this.opts.text
-          ? await readTagPriceInBox(
-              await this.opts.text(),
-              // The photo's own colour pixels: a grey copy would be made of the whole photo for each tag.
-              { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
-              label.box,
-              // A shelf label is three or more times wider than tall: at 320 px across its price is
-              // still ~40 px tall in the crop, and detection costs half of 480's (the real tags' size).
-              { cropSide: 320 },
-            )
-          : await readTagPrice(
-              this.opts.ocr,
-              sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),
-              label.box,
-            );
+      const stillUnsure = (entries.length > 0 && named < 0.5) || completeness(price) === 0;
+      if (this.opts.text && stillUnsure && (labelLike || price !== null)) {
+        // The learned recognizer where it is loaded, when tesseract could not make the label out:
+        // inside the real tags' labelled boxes it read 143 of 144 prices, tesseract's vote 132, and
+        // it reads print tesseract loses (small serif capitals, light print on dark paper).
+        const seen = await readLabelInBox(
+          await this.opts.text(),
+          // The photo's own colour pixels: a grey copy would be made of the whole photo for each label.
+          { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
+          label.box,
+          { cropSide: LEARNED_LOOK_SIDE, maxAspect: 30 },
+        );
+        const learned = this.asLabel({ ...readings[u.i]!, text: seen.text });
+        const learnedNamed = this.bestEntry(learned, entries)?.score ?? 0;
+        if (learnedNamed > named) nameText = learned.nameText;
+        if (completeness(learned.price) > completeness(price)) price = learned.price;
+        // Still no price: tags that print a bare integer (198, as yen tags do) show it as their
+        // tallest row of digits.
+        if (completeness(price) === 0 && u.i < onPaper && seen.price !== null)
+          price = { price: seen.price, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
+      } else if (!this.opts.text && completeness(price) === 0 && u.i < onPaper && labelLike) {
+        const tag = await readTagPrice(
+          this.opts.ocr,
+          sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),
+          label.box,
+        );
         if (tag) price = { price: tag.value, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
       }
-      labels[u.i] = {
-        ...label,
-        nameText: againNamed > u.named ? again.nameText : label.nameText,
-        price,
-      };
+      labels[u.i] = { ...label, nameText, price };
     }
     return { labels, readings };
   }
