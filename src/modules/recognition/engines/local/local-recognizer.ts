@@ -66,6 +66,7 @@ const nameOf = (text: string) =>
     .trim();
 
 /** The box's middle lies inside the label (with a quarter of its height to spare). */
+const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
 const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
 
 /** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
@@ -223,8 +224,7 @@ export class LocalRecognizer implements Recognizer {
           (this.bestEntry(label, entries)?.score ?? 0) < 0.5 &&
           // A symbol's patch: bars seen on it, or a symbol's shape (wide, and short beside the photo;
           // tilted bars may not be seen as bars). Larger blank paper is bare wall or a pack.
-          (read.readings[i]!.barcodes.length + read.readings[i]!.smallBarcodes.length > 0 ||
-            (w(label.box) >= 2 * h(label.box) && h(label.box) <= photo.height * 0.08)),
+          (hasBars(read.readings[i]!) || (w(label.box) >= 2 * h(label.box) && h(label.box) <= photo.height * 0.08)),
       );
     if (blank.length === 0) return read;
     const blankLabels = new Set(blank.map((b) => b.label));
@@ -356,7 +356,12 @@ export class LocalRecognizer implements Recognizer {
       // Print the text detector found is looked at again only where its first reading shows a price:
       // most of it is a pack's (a name and no price), which a closer look would only read again, at
       // 2-4× the cost of the first.
-      .filter((u) => u.i < onPaper || labels[u.i]!.price !== null);
+      .filter((u) => u.i < onPaper || labels[u.i]!.price !== null)
+      // Nor is a crop whose first reading shows no two letters or digits together and no bars: a
+      // pack's window or bare shelf. Read closer on a sheet of their own, such crops gave not one
+      // product more on any set (first generator, second generator's sample and tuning seed); beside
+      // labels, they cost the closer sheet its time and can spoil how tesseract lays it out.
+      .filter((u) => /[\p{L}\p{N}]{2}/u.test(readings[u.i]!.text) || hasBars(readings[u.i]!));
     if (unsure.length === 0) return { labels, readings };
     const closer = await readLabels(
       this.opts.ocr,
@@ -378,10 +383,7 @@ export class LocalRecognizer implements Recognizer {
           : label.price;
       // Only on what is a label by its name, its symbol or its price: paper that names nothing and
       // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
-      const labelLike =
-        named >= 0.5 ||
-        readings[u.i]!.barcodes.length + readings[u.i]!.smallBarcodes.length > 0 ||
-        entries.length === 0;
+      const labelLike = named >= 0.5 || hasBars(readings[u.i]!) || entries.length === 0;
       const stillUnsure = (entries.length > 0 && named < 0.5) || completeness(price) === 0;
       if (this.opts.text && stillUnsure && (labelLike || price !== null)) {
         // The learned recognizer where it is loaded, when tesseract could not make the label out:
