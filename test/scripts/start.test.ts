@@ -125,4 +125,48 @@ describe('npm start (scripts/start.ts)', () => {
       );
     }
   });
+
+  it(
+    'as root, with a data folder the database user may not enter, says what to do and exits, with no stack trace',
+    {
+      skip: process.getuid?.() !== 0 && 'only root runs PostgreSQL as another user',
+    },
+    async () => {
+      // mkdtemp's 0700: root enters it, the `postgres` user PostgreSQL runs as does not.
+      const closed = mkdtempSync(join(tmpdir(), 'shelf-start-closed-'));
+      try {
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          DATA_DIR: closed,
+          EMBEDDED_PG_PORT: String(await freePort()),
+          PORT: String(await freePort()),
+          TASK_QUEUE_PREFIX: uniquePrefix('start'),
+          LOG_LEVEL: 'silent',
+        };
+        delete env.DATABASE_URL;
+        const launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+          cwd: root,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let text = '';
+        launcher.stdout!.on('data', (d: Buffer) => (text += d.toString()));
+        launcher.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+        const code = await new Promise<number | null>((r) => launcher.once('exit', (c) => r(c)));
+        assert.equal(code, 1, text);
+        assert.ok(text.includes(`may not enter ${closed}`), text);
+        assert.ok(text.includes(`chmod o+x ${closed}`), text);
+        assert.match(text, /DATA_DIR=/);
+        assert.match(text, /DATABASE_URL=/);
+        assert.doesNotMatch(text, /^\s+at /m, 'no stack trace');
+        assert.deepEqual(
+          processes().filter((p) => p.cmd.includes(closed)),
+          [],
+          'no process of the stack is left',
+        );
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
+    },
+  );
 });
