@@ -262,8 +262,8 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   app.use(
     api.allowedMethods({
       throw: true,
-      methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This path does not support that method.'),
-      notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This method is not supported.'),
+      methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'This path does not support that method.'),
+      notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 'This method is not supported.'),
     }),
   );
   return { app, routes };

@@ -152,7 +152,7 @@ export function idempotency(service: () => IdempotencyService) {
     const auth = ctx.state.auth as AuthContext;
     const scope = { organisationId: auth.organisationId, apiKeyId: auth.actorId };
     if (key.length > 255)
-      throw new AppError('VALIDATION_FAILED', 422, 'Idempotency-Key is at most 255 characters.', {
+      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key is at most 255 characters.', {
         fields: [{ field: 'header.Idempotency-Key', message: 'At most 255 characters.' }],
       });
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';

@@ -7,7 +7,13 @@ import {
 } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { AppError, InvalidTransitionError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.js';
+import {
+  AppError,
+  InvalidTransitionError,
+  NotFoundError,
+  ServiceUnavailableError,
+  isErrorCode,
+} from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import {
   TASK_WORKFLOW,
@@ -131,13 +137,9 @@ function toAppError(err: unknown, id: string): unknown {
     if (cause.type === 'INVALID_TRANSITION')
       return new InvalidTransitionError('task', details.from ?? '?', details.to ?? '?', details.allowed ?? []);
     if (cause.type === 'NOT_FOUND') return new NotFoundError('task', id);
-    if (cause.type)
-      return new AppError(
-        cause.type,
-        cause.type === 'CONFLICT' ? 409 : 422,
-        cause.message,
-        cause.details?.[0] as Record<string, unknown>,
-      );
+    // Our own refusals, typed by the activity (task.activities.ts): the code keeps its status.
+    if (cause.type && isErrorCode(cause.type))
+      return new AppError(cause.type, cause.message, cause.details?.[0] as Record<string, unknown>);
   }
   return err;
 }
