@@ -34,7 +34,7 @@ function errorCodesFor(route: RouteDefinition): ErrorCode[] {
   if (route.path.startsWith('/auth/links/')) add('INVALID_LINK');
   if (route.params || route.query || route.body) add('VALIDATION_FAILED');
   if (route.body) add('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  // The Idempotency-Key header, documented on these (limits.ts): a key still running, or reused.
+  // The Idempotency-Key header, documented on these (idempotency.ts): a key still running, or reused.
   if (idempotent(route)) add('IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED');
   route.errors?.forEach((c) => codes.add(c));
   return ERROR_CODES.filter((c) => codes.has(c));
