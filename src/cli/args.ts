@@ -3,29 +3,32 @@
 import { parseArgs } from 'node:util';
 import { hasControlCharacter, terminalSafe, terminalSafeJson } from '../lib/text.js';
 
+// Every option is a string (read and checked by the command) or a flag.
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean', default: false } as const;
 export const options = {
-  name: { type: 'string' },
-  plan: { type: 'string' },
-  credits: { type: 'string' },
-  'monthly-credits': { type: 'string' },
-  org: { type: 'string' },
-  amount: { type: 'string' },
-  pool: { type: 'string' },
-  role: { type: 'string' },
-  key: { type: 'string' },
-  email: { type: 'string' },
-  invitation: { type: 'string' },
-  analyses: { type: 'string' },
-  reads: { type: 'string' },
-  writes: { type: 'string' },
-  'max-batch': { type: 'string' },
-  id: { type: 'string' },
-  status: { type: 'string' },
-  since: { type: 'string' },
-  'dry-run': { type: 'boolean', default: false },
-  out: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
+  name: text,
+  plan: text,
+  credits: text,
+  'monthly-credits': text,
+  org: text,
+  amount: text,
+  pool: text,
+  role: text,
+  key: text,
+  email: text,
+  invitation: text,
+  analyses: text,
+  reads: text,
+  writes: text,
+  'max-batch': text,
+  id: text,
+  status: text,
+  since: text,
+  'dry-run': flag,
+  out: text,
+  json: flag,
+  help: { ...flag, short: 'h' },
 } as const;
 
 type OptionName = keyof typeof options;

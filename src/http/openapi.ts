@@ -4,9 +4,14 @@ import { typescriptSample } from './code-samples.js';
 import { defaultRole, type RouteDefinition } from './route.js';
 import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 
+/** A code as the document tells it. */
+export function said(code: ErrorCode): string {
+  return `${code}: ${ERROR_CATALOGUE[code].description}`;
+}
+
 /** The codes no operation answers with (errors.ts: noOperation): told once, beside the code's values. */
 const unrouted = ERROR_CODES.filter((c) => 'noOperation' in ERROR_CATALOGUE[c])
-  .map((c) => `${ERROR_CATALOGUE[c].description} (HTTP ${ERROR_CATALOGUE[c].status})`)
+  .map((c) => `${said(c)} (HTTP ${ERROR_CATALOGUE[c].status})`)
   .join(' ');
 
 export const errorSchema = z
@@ -44,8 +49,8 @@ function errorCodesFor(route: RouteDefinition): ErrorCode[] {
 function errorResponses(route: RouteDefinition): Record<string, unknown> {
   const byStatus = new Map<number, string[]>();
   for (const code of errorCodesFor(route)) {
-    const { status, description } = ERROR_CATALOGUE[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), description]);
+    const { status } = ERROR_CATALOGUE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), said(code)]);
   }
   return Object.fromEntries(
     [...byStatus].map(([status, descriptions]) => [

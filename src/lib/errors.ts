@@ -4,66 +4,46 @@
  * values (src/http/openapi.ts), and routes the codes they declare (`ErrorCode`). A test checks that
  * every code thrown is here and in the document (test/http/error-catalogue.test.ts). `noOperation`:
  * the answer to a request no operation receives (not HTTP, an unknown method), so the document lists
- * it with the codes rather than under an operation.
+ * it with the codes rather than under an operation. The document says each as `<code>: <description>`.
  */
 export const ERROR_CATALOGUE = {
-  MALFORMED_REQUEST: {
-    status: 400,
-    description: 'MALFORMED_REQUEST: the request is not valid HTTP/1.1.',
-    noOperation: true,
-  },
+  MALFORMED_REQUEST: { status: 400, description: 'the request is not valid HTTP/1.1.', noOperation: true },
   AUTH_REQUIRED: {
     status: 401,
-    description: 'AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended.',
+    description: 'no or malformed Authorization header and no console session, or the session ended.',
   },
-  INVALID_API_KEY: { status: 401, description: 'INVALID_API_KEY: unknown or revoked key.' },
-  INVALID_CREDENTIALS: {
-    status: 401,
-    description: 'INVALID_CREDENTIALS: sign-in with no member of that e-mail address and password.',
-  },
-  INVALID_LINK: { status: 401, description: 'INVALID_LINK: the link is unknown, used, replaced or expired.' },
-  INSUFFICIENT_CREDITS: {
-    status: 402,
-    description: 'INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining.',
-  },
+  INVALID_API_KEY: { status: 401, description: 'unknown or revoked key.' },
+  INVALID_CREDENTIALS: { status: 401, description: 'sign-in with no member of that e-mail address and password.' },
+  INVALID_LINK: { status: 401, description: 'the link is unknown, used, replaced or expired.' },
+  INSUFFICIENT_CREDITS: { status: 402, description: 'not enough credits; details: creditsRequired, creditsRemaining.' },
   FORBIDDEN: {
     status: 403,
     description:
-      "FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token).",
+      "the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token).",
   },
-  NOT_FOUND: { status: 404, description: 'NOT_FOUND: unknown id or an id of another organisation.' },
-  METHOD_NOT_ALLOWED: {
-    status: 405,
-    description: 'METHOD_NOT_ALLOWED: the path does not support that method.',
-    noOperation: true,
-  },
-  CONFLICT: { status: 409, description: 'CONFLICT: the request contradicts the current state.' },
-  INVALID_TRANSITION: {
-    status: 409,
-    description: 'INVALID_TRANSITION: the status cannot move there; details: from, to, allowed.',
-  },
+  NOT_FOUND: { status: 404, description: 'unknown id or an id of another organisation.' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'the path does not support that method.', noOperation: true },
+  CONFLICT: { status: 409, description: 'the request contradicts the current state.' },
+  INVALID_TRANSITION: { status: 409, description: 'the status cannot move there; details: from, to, allowed.' },
   IDEMPOTENCY_IN_PROGRESS: {
     status: 409,
-    description: 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed.',
+    description: 'a request with this Idempotency-Key is still being processed.',
   },
-  PAYLOAD_TOO_LARGE: { status: 413, description: 'PAYLOAD_TOO_LARGE: body over 1 MiB.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'UNSUPPORTED_MEDIA_TYPE: body is not JSON.' },
-  VALIDATION_FAILED: { status: 422, description: 'VALIDATION_FAILED: details.fields names each field.' },
-  IDEMPOTENCY_KEY_REUSED: {
-    status: 422,
-    description: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request.',
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'body over 1 MiB.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'body is not JSON.' },
+  VALIDATION_FAILED: { status: 422, description: 'details.fields names each field.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'this Idempotency-Key came with a different request.' },
+  RATE_LIMITED: {
+    status: 429,
+    description: 'too many requests; Retry-After header; details: retryAfter, limit, window.',
   },
-  RATE_LIMITED: { status: 429, description: 'RATE_LIMITED; Retry-After header; details: retryAfter, limit, window.' },
   REQUEST_HEADERS_TOO_LARGE: {
     status: 431,
-    description: 'REQUEST_HEADERS_TOO_LARGE: the request line and headers exceed 16 KiB.',
+    description: 'the request line and headers exceed 16 KiB.',
     noOperation: true,
   },
-  INTERNAL_ERROR: { status: 500, description: 'INTERNAL_ERROR; quote X-Request-Id to support.' },
-  SERVICE_UNAVAILABLE: {
-    status: 503,
-    description: 'SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry.',
-  },
+  INTERNAL_ERROR: { status: 500, description: 'unexpected; quote X-Request-Id to support.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'database or Temporal unreachable; safe to retry.' },
 } as const satisfies Record<string, { status: number; description: string; noOperation?: true }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Commands } from '../../src/commands.js';
 import { ERROR_CATALOGUE, ERROR_CODES, isErrorCode } from '../../src/lib/errors.js';
-import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { buildOpenApiDocument, said } from '../../src/http/openapi.js';
 import { apiRoutes } from '../../src/http/routes.js';
 import type { Services } from '../../src/services.js';
 
@@ -59,7 +59,8 @@ describe('the error catalogue (src/lib/errors.ts)', () => {
     assert.deepEqual(listed, ERROR_CODES);
     for (const code of thrown.keys()) {
       if (!isErrorCode(code)) continue;
-      const { status, description } = ERROR_CATALOGUE[code];
+      const { status } = ERROR_CATALOGUE[code];
+      const description = said(code);
       const documented = Object.values<Record<string, any>>(document.paths).some((ops) =>
         Object.values<any>(ops).some((op) => op.responses[String(status)]?.description.includes(description)),
       );

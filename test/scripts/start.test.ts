@@ -31,7 +31,7 @@ function processes(): { pid: number; ppid: number; pgid: number; cmd: string }[]
  * foreground job), the embedded database in `dataDir`, the test's Temporal server (the dev server
  * the stack would start uses fixed ports).
  */
-async function start(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
+async function launch(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -52,12 +52,19 @@ async function start(dataDir: string): Promise<{ launcher: ChildProcess; output:
   let text = '';
   launcher.stdout!.on('data', (d: Buffer) => (text += d.toString()));
   launcher.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+  return { launcher, output: () => text, port };
+}
+
+/** Launched, and up: the API answers. */
+async function start(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
+  const started = await launch(dataDir);
   const deadline = Date.now() + 180_000;
-  while (!text.includes('[start] API on')) {
-    if (launcher.exitCode !== null || Date.now() > deadline) assert.fail(`the stack did not come up:\n${text}`);
+  while (!started.output().includes('[start] API on')) {
+    if (started.launcher.exitCode !== null || Date.now() > deadline)
+      assert.fail(`the stack did not come up:\n${started.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { launcher, output: () => text, port };
+  return started;
 }
 
 describe('npm start (scripts/start.ts)', () => {
@@ -135,24 +142,10 @@ describe('npm start (scripts/start.ts)', () => {
       // mkdtemp's 0700: root enters it, the `postgres` user PostgreSQL runs as does not.
       const closed = mkdtempSync(join(tmpdir(), 'shelf-start-closed-'));
       try {
-        const env: NodeJS.ProcessEnv = {
-          ...process.env,
-          DATA_DIR: closed,
-          EMBEDDED_PG_PORT: String(await freePort()),
-          PORT: String(await freePort()),
-          TASK_QUEUE_PREFIX: uniquePrefix('start'),
-          LOG_LEVEL: 'silent',
-        };
-        delete env.DATABASE_URL;
-        const launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-          cwd: root,
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let text = '';
-        launcher.stdout!.on('data', (d: Buffer) => (text += d.toString()));
-        launcher.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+        const { launcher, output } = await launch(closed);
+        started.push(launcher);
         const code = await new Promise<number | null>((r) => launcher.once('exit', (c) => r(c)));
+        const text = output();
         assert.equal(code, 1, text);
         assert.ok(text.includes(`may not enter ${closed}`), text);
         assert.ok(text.includes(`chmod o+x ${closed}`), text);

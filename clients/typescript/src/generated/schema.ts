@@ -2262,7 +2262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,7 +2271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2380,7 +2380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2389,7 +2389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2475,7 +2475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2484,7 +2484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2593,7 +2593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2602,7 +2602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,7 +2689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2698,7 +2698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2794,7 +2794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,7 +2915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2924,7 +2924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3129,7 +3129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3138,7 +3138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,7 +3247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3256,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3343,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3352,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3439,7 +3439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3448,7 +3448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,7 +3578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3666,7 +3666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3675,7 +3675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining. */
+            /** @description INSUFFICIENT_CREDITS: not enough credits; details: creditsRequired, creditsRemaining. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3793,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3802,7 +3802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3866,7 +3866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining. */
+            /** @description INSUFFICIENT_CREDITS: not enough credits; details: creditsRequired, creditsRemaining. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3920,7 +3920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3929,7 +3929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4015,7 +4015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4024,7 +4024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4111,7 +4111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4120,7 +4120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4205,7 +4205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4300,7 +4300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4309,7 +4309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4390,7 +4390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4399,7 +4399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +4508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4517,7 +4517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4604,7 +4604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4613,7 +4613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4700,7 +4700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4830,7 +4830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4839,7 +4839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4938,7 +4938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4947,7 +4947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5046,7 +5046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5055,7 +5055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5151,7 +5151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5160,7 +5160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5259,7 +5259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,7 +5268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5356,7 +5356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,7 +5365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5450,7 +5450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5459,7 +5459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5568,7 +5568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5577,7 +5577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5664,7 +5664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5673,7 +5673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5760,7 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5769,7 +5769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5890,7 +5890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5899,7 +5899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5984,7 +5984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5993,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6080,7 +6080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6089,7 +6089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6210,7 +6210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6219,7 +6219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6304,7 +6304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6313,7 +6313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6422,7 +6422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6431,7 +6431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6518,7 +6518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6527,7 +6527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6614,7 +6614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6623,7 +6623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6744,7 +6744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6753,7 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6838,7 +6838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6847,7 +6847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6956,7 +6956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6965,7 +6965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7052,7 +7052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7061,7 +7061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7148,7 +7148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7157,7 +7157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7278,7 +7278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7287,7 +7287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7374,7 +7374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7383,7 +7383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7463,7 +7463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7472,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7556,7 +7556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7565,7 +7565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7674,7 +7674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7683,7 +7683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7764,7 +7764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7773,7 +7773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7871,7 +7871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7880,7 +7880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7978,7 +7978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7987,7 +7987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8082,7 +8082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8091,7 +8091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8211,7 +8211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8220,7 +8220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8286,7 +8286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8295,7 +8295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8373,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8382,7 +8382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8463,7 +8463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8472,7 +8472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8581,7 +8581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8590,7 +8590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8711,7 +8711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8720,7 +8720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8807,7 +8807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8816,7 +8816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8916,7 +8916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8925,7 +8925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8991,7 +8991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9000,7 +9000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9067,7 +9067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9076,7 +9076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9163,7 +9163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9172,7 +9172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9259,7 +9259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9268,7 +9268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9359,7 +9359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9368,7 +9368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9477,7 +9477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9486,7 +9486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
