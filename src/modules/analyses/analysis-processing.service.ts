@@ -24,18 +24,7 @@ import { ImageBlob } from './image-blob.entity.js';
 import { fetchImage, type ImageFetchOptions } from './image-fetcher.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
-
-export type PreparedImage = { totalRuns: number; width: number; height: number } | { alreadyFinal: true };
-
-export type AnalysisOutcome = {
-  analysisId: string;
-  status: 'completed' | 'failed';
-  productCount: number;
-  errorCode: string | null;
-  /** Events written by this call or an earlier attempt of it. */
-  eventIds: string[];
-  taskId: string | null;
-};
+import type { AnalysisOutcome, PreparedImage } from '../../temporal/contracts/analysis.js';
 
 /**
  * The dedupe key of an analysis' final event (and failure alert): one per run of it, so an operator's

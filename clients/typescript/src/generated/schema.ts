@@ -1513,8 +1513,12 @@ export interface components {
         };
         Error: {
             error: {
-                /** @example VALIDATION_FAILED */
-                code: string;
+                /**
+                 * @description What went wrong, as a program reads it. Each operation's responses list the codes it answers with; a request no operation receives is answered with one of these: MALFORMED_REQUEST: the request is not valid HTTP/1.1. (HTTP 400) METHOD_NOT_ALLOWED: the path does not support that method. (HTTP 405) REQUEST_HEADERS_TOO_LARGE: the request line and headers exceed 16 KiB. (HTTP 431)
+                 * @example VALIDATION_FAILED
+                 * @enum {string}
+                 */
+                code: "MALFORMED_REQUEST" | "AUTH_REQUIRED" | "INVALID_API_KEY" | "INVALID_CREDENTIALS" | "INVALID_LINK" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "INVALID_TRANSITION" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 /** @example Invalid body: imageUrl: Must be an absolute http(s) URL. */
                 message: string;
                 details?: {
@@ -2231,7 +2235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2249,7 +2253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2258,7 +2262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2267,7 +2271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2322,7 +2326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,6 +2337,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2358,7 +2371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2367,7 +2380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2376,7 +2389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2435,7 +2448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2453,7 +2466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,7 +2475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,7 +2484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2526,7 +2539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2537,6 +2550,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2562,7 +2584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2571,7 +2593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2580,7 +2602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2631,7 +2653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2658,7 +2680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2667,7 +2689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2727,7 +2749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2754,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2763,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2772,7 +2794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,7 +2852,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2857,6 +2879,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -2875,7 +2906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2884,7 +2915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2893,7 +2924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2953,7 +2984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2971,7 +3002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2980,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2989,7 +3020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3044,7 +3075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3062,7 +3093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3089,7 +3120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3098,7 +3129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3107,7 +3138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +3193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,6 +3204,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3198,7 +3238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3207,7 +3247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3216,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3267,7 +3307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,7 +3334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3303,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3312,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3363,7 +3403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3390,7 +3430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3408,7 +3448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3466,7 +3506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3493,7 +3533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3529,7 +3569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3538,7 +3578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3599,7 +3639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3617,7 +3657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3626,7 +3666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3635,7 +3675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3690,7 +3730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining. */
+            /** @description INSUFFICIENT_CREDITS: not enough credits; details: creditsRequired, creditsRemaining. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,6 +3750,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3735,7 +3784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3744,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3753,7 +3802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3808,7 +3857,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3817,7 +3866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining. */
+            /** @description INSUFFICIENT_CREDITS: not enough credits; details: creditsRequired, creditsRemaining. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3828,6 +3877,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3853,7 +3911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,7 +3920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3871,7 +3929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3921,7 +3979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3948,7 +4006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3957,7 +4015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3966,7 +4024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4017,7 +4075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4044,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4053,7 +4111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4062,7 +4120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4111,7 +4169,7 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4138,7 +4196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4156,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4215,7 +4273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4242,7 +4300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4305,7 +4363,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4323,7 +4381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4332,7 +4390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4341,7 +4399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4396,7 +4454,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4407,6 +4465,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4432,7 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4441,7 +4508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4450,7 +4517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4501,7 +4568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4528,7 +4595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4537,7 +4604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4546,7 +4613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4597,7 +4664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4624,7 +4691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4633,7 +4700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4642,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4700,7 +4767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4727,6 +4794,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -4745,7 +4821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4754,7 +4830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,7 +4839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4817,7 +4893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4844,7 +4920,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4853,7 +4938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4862,7 +4947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4916,7 +5001,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4943,7 +5028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4952,7 +5037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4961,7 +5046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,7 +5055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5030,7 +5115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5057,7 +5142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,7 +5151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5075,7 +5160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5129,7 +5214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5156,7 +5241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5165,7 +5250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5174,7 +5259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5183,7 +5268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5235,7 +5320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,7 +5347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5271,7 +5356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5280,7 +5365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5338,7 +5423,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5356,7 +5441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,7 +5450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5374,7 +5459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5429,7 +5514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5440,6 +5525,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5465,7 +5559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5474,7 +5568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5483,7 +5577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +5628,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5561,7 +5655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5570,7 +5664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5579,7 +5673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5630,7 +5724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5657,7 +5751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5666,7 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5675,7 +5769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5733,7 +5827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5760,7 +5854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description INVALID_TRANSITION: the status cannot move there; details: from, to, allowed. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5787,7 +5881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5796,7 +5890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5805,7 +5899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5863,7 +5957,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5881,7 +5975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5890,7 +5984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5899,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5950,7 +6044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5977,7 +6071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5986,7 +6080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5995,7 +6089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6053,7 +6147,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6080,6 +6174,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -6098,7 +6201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6107,7 +6210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6116,7 +6219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6174,7 +6277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6192,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6201,7 +6304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6210,7 +6313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6265,7 +6368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6276,6 +6379,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6301,7 +6413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6310,7 +6422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6319,7 +6431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6370,7 +6482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6397,7 +6509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6406,7 +6518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6415,7 +6527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6466,7 +6578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6493,7 +6605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6502,7 +6614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6511,7 +6623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6569,7 +6681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6596,6 +6708,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -6614,7 +6735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6623,7 +6744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6632,7 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6690,7 +6811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6708,7 +6829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6717,7 +6838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6726,7 +6847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6781,7 +6902,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6792,6 +6913,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6817,7 +6947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6826,7 +6956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6835,7 +6965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6886,7 +7016,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6913,7 +7043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6922,7 +7052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6931,7 +7061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6982,7 +7112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7009,7 +7139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7018,7 +7148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7027,7 +7157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7085,7 +7215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7112,7 +7242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. INVALID_TRANSITION: the status cannot move there; details: from, to, allowed. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7139,7 +7269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7148,7 +7278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7157,7 +7287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7217,7 +7347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7235,7 +7365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7244,7 +7374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7253,7 +7383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7306,7 +7436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7324,7 +7454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7333,7 +7463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7342,7 +7472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7399,7 +7529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7417,7 +7547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7426,7 +7556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7435,7 +7565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7490,7 +7620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7508,7 +7638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7535,7 +7665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7544,7 +7674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7553,7 +7683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7607,7 +7737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7625,7 +7755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7634,7 +7764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7643,7 +7773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7696,7 +7826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7723,7 +7853,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7732,7 +7871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7741,7 +7880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7794,7 +7933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7821,7 +7960,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7830,7 +7978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7839,7 +7987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7889,7 +8037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7916,7 +8064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7925,7 +8073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7934,7 +8082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7943,7 +8091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8000,7 +8148,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8027,7 +8175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8054,7 +8202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8063,7 +8211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8072,7 +8220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8120,7 +8268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8138,7 +8286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8147,7 +8295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8198,7 +8346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8216,7 +8364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8225,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8234,7 +8382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8288,7 +8436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8306,7 +8454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8315,7 +8463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8324,7 +8472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8379,7 +8527,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8397,7 +8545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8424,7 +8572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8433,7 +8581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8442,7 +8590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8500,7 +8648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8527,7 +8675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8554,7 +8702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8563,7 +8711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8572,7 +8720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8623,7 +8771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8650,7 +8798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8659,7 +8807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8668,7 +8816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8714,7 +8862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            /** @description INVALID_CREDENTIALS: sign-in with no member of that e-mail address and password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8732,7 +8880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8759,7 +8907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8768,7 +8916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8777,7 +8925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8825,7 +8973,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8843,7 +8991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8852,7 +9000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8901,7 +9049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8919,7 +9067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8928,7 +9076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8979,7 +9127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8997,7 +9145,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9006,7 +9172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9057,7 +9223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9075,7 +9241,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9084,7 +9268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9130,7 +9314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            /** @description INVALID_LINK: the link is unknown, used, replaced or expired. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9166,7 +9350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9175,7 +9359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9184,7 +9368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9230,7 +9414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            /** @description INVALID_LINK: the link is unknown, used, replaced or expired. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9257,7 +9441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9284,7 +9468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9293,7 +9477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9302,7 +9486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
