@@ -8,8 +8,9 @@
 //   start      POST sent -> workflow started (the 202, the commit, the start behind it)
 //   fetch      workflow started -> recognition scheduled (first workflow task, image fetched and stored)
 //   recognize  recognition scheduled -> completed, minus the recognition itself (queue, image load, hand-off)
-//   finalize   recognition completed -> workflow completed (merge, products, event, fan-out)
-//   delivery   workflow completed -> webhook received (the delivery's start and its POST)
+//   finalize   recognition completed -> the analysis completed (analyses.completed_at: merge, products, event)
+//   delivery   the analysis completed -> webhook received (its commit, the fan-out, the delivery's POST)
+// (The workflow goes on after the webhook is out: the console's preview is made then, off this path.)
 // Prints p50 and p99 of each; asserts nothing. bench:api's overhead row is this measurement.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -164,11 +165,15 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
     }
     await until('analysis.completed webhooks', () => sent.every((s) => received.has(s.id)), 300_000);
 
-    const { rows } = await o.db.query<{ analysis_id: string; ms: number }>(
-      `select analysis_id, sum(duration_ms)::int as ms from analysis_runs where analysis_id = any($1) group by analysis_id`,
+    const { rows } = await o.db.query<{ analysis_id: string; ms: number; completed_at: Date }>(
+      `select r.analysis_id, sum(r.duration_ms)::int as ms, a.completed_at
+         from analysis_runs r join analyses a on a.id = r.analysis_id
+        where r.analysis_id = any($1) group by r.analysis_id, a.completed_at`,
       [sent.map((s) => s.id)],
     );
     const recognitionMs = new Map(rows.map((r) => [r.analysis_id, r.ms]));
+    // The worker's clock when finalize marked it completed, on this process's clock (same machine).
+    const completedAt = new Map(rows.map((r) => [r.analysis_id, r.completed_at.getTime() - performance.timeOrigin]));
     const per: Record<Step | 'total' | 'recognition' | 'orchestration', number[]> = {
       total: [],
       recognition: [],
@@ -192,7 +197,6 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
       const done = events.find(
         (e) => e.activityTaskCompletedEventAttributes && Number(e.eventId) > Number(scheduled.eventId),
       )!;
-      const completed = events.find((e) => e.workflowExecutionCompletedEventAttributes)!;
       const recognition = recognitionMs.get(id) ?? 0;
       const total = received.get(id)! - sentAt;
       per.total.push(total);
@@ -201,8 +205,8 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
       per.start.push(at(started) - sentAt);
       per.fetch.push(at(scheduled) - at(started));
       per.recognize.push(at(done) - at(scheduled) - recognition);
-      per.finalize.push(at(completed) - at(done));
-      per.delivery.push(received.get(id)! - at(completed));
+      per.finalize.push(completedAt.get(id)! - at(done));
+      per.delivery.push(received.get(id)! - completedAt.get(id)!);
     }
     return {
       analyses: sent.length,

@@ -100,12 +100,27 @@ export function analysisWorkflowIdentity(
 export type FailedPass = { runIndex: number; message: string };
 
 export interface AnalysisActivities {
-  /** Fetches and stores the image once; `alreadyFinal` when a retry finds the analysis finished. */
-  fetchImage(input: { analysisId: string }): Promise<PreparedImage>;
+  /**
+   * Fetches and stores the image once; `alreadyFinal` when a retry finds the analysis finished.
+   * `previewLater`: the console's preview is made by storePreview after the result, not here.
+   */
+  fetchImage(input: { analysisId: string; previewLater?: boolean }): Promise<PreparedImage>;
   /** One recognition pass (on the recognition task queue), heartbeating while it runs. */
   recognizeImage(input: { analysisId: string; runIndex: number }): Promise<{ productCount: number }>;
-  finalizeAnalysis(input: { analysisId: string; failedPasses: FailedPass[] }): Promise<AnalysisOutcome>;
-  failAnalysis(input: { analysisId: string; code: string; message: string }): Promise<AnalysisOutcome>;
+  /** `keepImage`: the stored photo is left for storePreview, which deletes it. */
+  finalizeAnalysis(input: {
+    analysisId: string;
+    failedPasses: FailedPass[];
+    keepImage?: boolean;
+  }): Promise<AnalysisOutcome>;
+  failAnalysis(input: {
+    analysisId: string;
+    code: string;
+    message: string;
+    keepImage?: boolean;
+  }): Promise<AnalysisOutcome>;
+  /** The console's preview made from the stored photo, which is then deleted; nothing if there is none. */
+  storePreview(input: { analysisId: string }): Promise<void>;
   listBatchAnalyses(input: { batchId: string }): Promise<BatchMember[]>;
 }
 
