@@ -12,6 +12,7 @@ import { API_KEY_ROLES, type ApiKeyRole } from '../modules/api-keys/api-key.enti
 import { PLAN_TIERS, type PlanTier } from '../modules/organisations/organisation.entity.js';
 import { createCommands } from '../commands.js';
 import { memberLinkUrl } from '../modules/sessions/session.service.js';
+import type { MemberLinkKind } from '../modules/sessions/session.entity.js';
 import { createServices } from '../services.js';
 import { createTemporalClient } from '../temporal/client.js';
 import { ensureSearchAttributes } from '../temporal/setup.js';
@@ -34,10 +35,12 @@ const USAGE = `Usage: npm run cli -- <command> [options] [--json]
   member:add     --org <org_id> --email <e-mail> --name <name> [--role owner|member|tasker]
   member:login-link --org <org_id> [--email <e-mail>]
                  a one-time link to the console where the member (default: the first owner) sets a
-                 password and is signed in; earlier links of theirs stop working
+                 password and is signed in; earlier links of theirs stop working (with SMTP_URL
+                 also mailed to the member)
   invite:list    --org <org_id>
   invite:link    --org <org_id> --invitation <mbi_id>
                  a new link for a pending invitation, where the invited person sets a password and joins
+                 (with SMTP_URL also mailed to them)
   invite:accept  --org <org_id> --invitation <mbi_id> --name <name>
   analyses:retry --org <org_id> (--id <an_id> | --status failed --since <ISO time>) [--dry-run]
                  re-run failed analyses as new workflow runs; a refunded credit is charged again
@@ -156,6 +159,18 @@ try {
   const s = createServices(orm.em.fork(), { config: cfg, logger });
   /** Where the console is reached, for the links the CLI prints. */
   const consoleOrigin = () => (cfg.PUBLIC_URL ? new URL(cfg.PUBLIC_URL).origin : `http://localhost:${cfg.PORT}`);
+  /**
+   * With SMTP_URL the link is mailed to its person as well; the operator still gets it printed (they
+   * hold the database and its keys anyway, and a first owner must not be stranded by a mail that
+   * never arrives).
+   */
+  const mailed = async (kind: MemberLinkKind, org: string, to: string, url: string, expiresAt: Date) => {
+    if (!cfg.SMTP_URL) return {};
+    const { mailedTo, mailError } = await s.sessions.handOver(kind, org, to, url, expiresAt);
+    return { mailedTo, mailError };
+  };
+  const mailLines = (m: { mailedTo?: string | null; mailError?: string | null }) =>
+    m.mailedTo ? [`mailed to ${m.mailedTo}`] : m.mailError ? [`not mailed: ${m.mailError}`] : [];
   /** The commands that start workflows, on a Temporal client made only for them. */
   const commands = () => {
     temporal ??= createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
@@ -377,18 +392,31 @@ try {
       const user = await s.sessions.memberForLink(org, email);
       const { token, link } = await s.sessions.createSignInLink(org, user.id);
       const url = memberLinkUrl(consoleOrigin(), token);
-      print({ userId: user.id, email: user.email, link: url, expiresAt: link.expiresAt.toISOString() }, [
+      const mail = await mailed('sign_in', org, user.email, url, link.expiresAt);
+      print({ userId: user.id, email: user.email, link: url, expiresAt: link.expiresAt.toISOString(), ...mail }, [
         `sign-in link for ${user.email} (${user.role}), good once until ${link.expiresAt.toISOString()}:`,
         url,
+        ...mailLines(mail),
       ]);
       break;
     }
     case 'invite:link': {
       const { token, link, invitation } = await s.sessions.createInvitationLink(need('org'), need('invitation'));
       const url = memberLinkUrl(consoleOrigin(), token);
+      const mail = await mailed('invitation', invitation.organisationId, invitation.email, url, link.expiresAt);
       print(
-        { invitationId: invitation.id, email: invitation.email, link: url, expiresAt: link.expiresAt.toISOString() },
-        [`invitation link for ${invitation.email}, good once until ${link.expiresAt.toISOString()}:`, url],
+        {
+          invitationId: invitation.id,
+          email: invitation.email,
+          link: url,
+          expiresAt: link.expiresAt.toISOString(),
+          ...mail,
+        },
+        [
+          `invitation link for ${invitation.email}, good once until ${link.expiresAt.toISOString()}:`,
+          url,
+          ...mailLines(mail),
+        ],
       );
       break;
     }

@@ -8,6 +8,7 @@ import {
   ErrorNotice,
   Field,
   Loading,
+  Notice,
   PageHeader,
   SecretOnce,
   Time,
@@ -16,8 +17,26 @@ import {
 
 const ROLES = ['owner', 'member', 'tasker'] as const;
 
+/** What became of a link: mailed (SMTP_URL set on the server), or here to pass on. */
+type HandedOver = { link: string | null; mailedTo: string | null; mailError: string | null };
+
+function LinkHandedOver(props: HandedOver & { label: string }) {
+  if (!props.link)
+    return (
+      <Notice>
+        {props.label.replace(/ for .*/, '')} mailed to <strong>{props.mailedTo}</strong>. It works once; a new one
+        replaces it.
+      </Notice>
+    );
+  return (
+    <SecretOnce label={props.label} value={props.link}>
+      <p>{props.mailError ?? 'No e-mail is sent: pass the link on privately.'} It works once.</p>
+    </SecretOnce>
+  );
+}
+
 /**
- * The organisation's people: invite (the answer carries the link to pass on: no e-mail is sent), a
+ * The organisation's people: invite (the link is mailed, or handed back to pass on without SMTP_URL), a
  * new sign-in link for someone who lost their password, a role change, a removal.
  */
 export function MembersPage() {
@@ -33,10 +52,10 @@ export function MembersPage() {
   );
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'tasker'>('member');
-  const [link, setLink] = useState<{ label: string; value: string } | null>(null);
+  const [link, setLink] = useState<(HandedOver & { label: string }) | null>(null);
   const invite = useAction(async () => {
     const { data } = await api.post('/api/v1/members/invite', { body: { email, role } });
-    setLink({ label: `Invitation link for ${data.email}`, value: data.link });
+    setLink({ label: `Invitation link for ${data.email}`, ...data });
     setEmail('');
     invitations.reload();
   });
@@ -44,13 +63,13 @@ export function MembersPage() {
     const { data } = await api.post('/api/v1/members/invitations/{invitationId}/link', {
       params: { path: { invitationId } },
     });
-    setLink({ label: `New invitation link for ${to}`, value: data.link });
+    setLink({ label: `New invitation link for ${to}`, ...data });
   });
   const reset = useAction(async (m: Member) => {
     const { data } = await api.post('/api/v1/members/{userId}/sign-in-link', {
       params: { path: { userId: m.userId } },
     });
-    setLink({ label: `Sign-in link for ${m.email}`, value: data.link });
+    setLink({ label: `Sign-in link for ${m.email}`, ...data });
   });
   const setMemberRole = useAction(async (m: Member, to: (typeof ROLES)[number]) => {
     await api.patch('/api/v1/members/{userId}', { params: { path: { userId: m.userId } }, body: { role: to } });
@@ -66,11 +85,7 @@ export function MembersPage() {
       <PageHeader title="Members">
         <p class="lead">Owners administer, members work with the data, taskers see and complete tasks.</p>
       </PageHeader>
-      {link && (
-        <SecretOnce label={link.label} value={link.value}>
-          <p>No e-mail is sent: pass the link on privately. It works once.</p>
-        </SecretOnce>
-      )}
+      {link && <LinkHandedOver {...link} />}
       <ErrorNotice error={error ?? members.error} onRetry={members.reload} />
       {members.loading && !members.data ? (
         <Loading what="members" />

@@ -208,5 +208,23 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
         };
       },
     }),
+    defineRoute({
+      method: 'post',
+      path: '/analyses/{id}/deliveries/{deliveryId}/redeliver',
+      operationId: 'redeliverAnalysisDelivery',
+      summary: "Send one of the analysis' deliveries again, its callback's too (same delivery id)",
+      description:
+        "Any delivery `GET /analyses/{id}/deliveries` lists: a webhook's delivery of the analysis' event, or the delivery to its `callbackUrl` (which has no webhook to redeliver it from). A new run under the same delivery id (`X-Service-Delivery`), so receivers can de-duplicate; its attempts follow the earlier ones in the log. 409 while it is still being attempted, or when its webhook was deleted or is disabled.",
+      tag,
+      role: 'admin',
+      params: deliveryParams,
+      status: 200,
+      response: dataEnvelope(deliverySchema),
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      handler: async ({ auth, params }) => {
+        const d = await commands.redeliverOfAnalysis(auth.organisationId, params.id, params.deliveryId);
+        return { body: { data: serializeDelivery(d, await webhooks.attemptsOf(d.id)) } };
+      },
+    }),
   ];
 }
