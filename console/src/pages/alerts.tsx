@@ -149,8 +149,7 @@ export function AlertsPage() {
       <PagedList
         page={page}
         what="alerts"
-        history={list.history}
-        onPage={(c, pages) => list.go({ status, severity }, c, pages)}
+        paging={list.paging({ status, severity })}
         empty={
           <EmptyState title={status || severity ? 'No alert matches these filters' : 'No alerts'}>
             <p>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type AnalysisRow } from '../api.js';
 import { useLoad } from '../hooks.js';
-import { PagedTable, SelectFilter, useListQuery } from '../lists.js';
+import { PagedList, SelectFilter, useListQuery, type Column } from '../lists.js';
 import { Link } from '../router.js';
 import { Badge, EmptyState, Field, PageHeader, ShortId, Time, valueOf } from '../ui.js';
 
@@ -9,6 +9,23 @@ const STATUSES = ['processing', 'completed', 'failed'] as const;
 
 /** The day after a YYYY-MM-DD date: "to 3 November" includes all of the 3rd. */
 const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** The list's columns. */
+const columns = (placeName: (id: string | null) => string | null): Column<AnalysisRow>[] => [
+  {
+    label: 'Analysis',
+    cell: (a) => (
+      <Link href={`/analyses/${a.id}`}>
+        <ShortId id={a.id} />
+      </Link>
+    ),
+  },
+  { label: 'Status', cell: (a) => <Badge value={a.status} /> },
+  { label: 'Submitted', cell: (a) => <Time value={a.createdAt} /> },
+  { label: 'External id', cell: (a) => a.externalId ?? <span class="muted">—</span> },
+  { label: 'Place', cell: (a) => placeName(a.placeId) ?? <span class="muted">—</span> },
+  { label: 'Finished', cell: (a) => <Time value={a.completedAt} empty="not yet" /> },
+];
 
 /**
  * Analyses, newest first, filtered as the API filters them (status, external id, place, date), a page
@@ -112,11 +129,10 @@ export function AnalysesPage() {
           )}
         </div>
       </form>
-      <PagedTable
+      <PagedList
         page={page}
         what="analyses"
-        history={list.history}
-        onPage={(c, pages) => list.go(filters, c, pages)}
+        paging={list.paging(filters)}
         empty={
           filtered ? (
             <EmptyState title="No analysis matches these filters">
@@ -139,22 +155,7 @@ export function AnalysesPage() {
             </EmptyState>
           )
         }
-        caption="Analyses"
-        columns={[
-          {
-            label: 'Analysis',
-            cell: (a) => (
-              <Link href={`/analyses/${a.id}`}>
-                <ShortId id={a.id} />
-              </Link>
-            ),
-          },
-          { label: 'Status', cell: (a) => <Badge value={a.status} /> },
-          { label: 'Submitted', cell: (a) => <Time value={a.createdAt} /> },
-          { label: 'External id', cell: (a) => a.externalId ?? <span class="muted">—</span> },
-          { label: 'Place', cell: (a) => placeName(a.placeId) ?? <span class="muted">—</span> },
-          { label: 'Finished', cell: (a) => <Time value={a.completedAt} empty="not yet" /> },
-        ]}
+        table={{ caption: 'Analyses', columns: columns(placeName) }}
       />
     </section>
   );

@@ -2,18 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, type Member } from '../api.js';
 import { useSession } from '../session.js';
 import { useAction, useLoad } from '../hooks.js';
-import {
-  ConfirmButton,
-  EmptyState,
-  ErrorNotice,
-  Field,
-  Loading,
-  Notice,
-  PageHeader,
-  SecretOnce,
-  Time,
-  valueOf,
-} from '../ui.js';
+import { ListStates } from '../lists.js';
+import { ConfirmButton, EmptyState, ErrorNotice, Field, Notice, PageHeader, SecretOnce, Time, valueOf } from '../ui.js';
 
 const ROLES = ['owner', 'member', 'tasker'] as const;
 
@@ -86,72 +76,74 @@ export function MembersPage() {
         <p class="lead">Owners administer, members work with the data, taskers see and complete tasks.</p>
       </PageHeader>
       {link && <LinkHandedOver {...link} />}
-      <ErrorNotice error={error ?? members.error} onRetry={members.reload} />
-      {members.loading && !members.data ? (
-        <Loading what="members" />
-      ) : (
-        members.data && (
-          <table class="list">
-            <caption class="visually-hidden">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((m) => (
-                <tr key={m.userId}>
-                  <td data-label="Name">
-                    {m.name}
-                    {m.userId === session.member.userId && ' (you)'}
-                    <div class="muted">{m.email}</div>
-                  </td>
-                  <td data-label="Role">
-                    <label class="visually-hidden" for={`role-${m.userId}`}>
-                      Role of {m.name}
-                    </label>
-                    <select
-                      id={`role-${m.userId}`}
-                      value={m.role}
-                      onChange={(e) => void setMemberRole.run(m, valueOf(e) as (typeof ROLES)[number])}
+      <ErrorNotice error={error} />
+      <ListStates
+        loaded={members}
+        rows={members.data}
+        what="members"
+        empty={null}
+        table={{
+          caption: 'Members',
+          rowKey: (m) => m.userId,
+          columns: [
+            {
+              label: 'Name',
+              cell: (m) => (
+                <>
+                  {m.name}
+                  {m.userId === session.member.userId && ' (you)'}
+                  <div class="muted">{m.email}</div>
+                </>
+              ),
+            },
+            {
+              label: 'Role',
+              cell: (m) => (
+                <>
+                  <label class="visually-hidden" for={`role-${m.userId}`}>
+                    Role of {m.name}
+                  </label>
+                  <select
+                    id={`role-${m.userId}`}
+                    value={m.role}
+                    onChange={(e) => void setMemberRole.run(m, valueOf(e) as (typeof ROLES)[number])}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                </>
+              ),
+            },
+            { label: 'Since', cell: (m) => <Time value={m.createdAt} /> },
+            {
+              label: 'Actions',
+              hideLabel: true,
+              class: 'row-actions',
+              cell: (m) => (
+                <>
+                  <button type="button" class="button-secondary" onClick={() => void reset.run(m)}>
+                    New sign-in link
+                  </button>
+                  {m.userId !== session.member.userId && (
+                    <ConfirmButton
+                      label="Remove"
+                      title={`Remove ${m.name}?`}
+                      confirm="Remove"
+                      danger
+                      onConfirm={() => remove.run(m)}
                     >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td data-label="Since">
-                    <Time value={m.createdAt} />
-                  </td>
-                  <td data-label="Actions" class="row-actions">
-                    <button type="button" class="button-secondary" onClick={() => void reset.run(m)}>
-                      New sign-in link
-                    </button>
-                    {m.userId !== session.member.userId && (
-                      <ConfirmButton
-                        label="Remove"
-                        title={`Remove ${m.name}?`}
-                        confirm="Remove"
-                        danger
-                        onConfirm={() => remove.run(m)}
-                      >
-                        <p>They are signed out at once and can no longer sign in.</p>
-                      </ConfirmButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      )}
+                      <p>They are signed out at once and can no longer sign in.</p>
+                    </ConfirmButton>
+                  )}
+                </>
+              ),
+            },
+          ],
+        }}
+      />
       <h2>Pending invitations</h2>
       {invitations.data?.length === 0 ? (
         <p class="muted">None.</p>

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type TaskRow } from '../api.js';
 import { can, useSession } from '../session.js';
 import { useAction, useLoad, useRecord } from '../hooks.js';
-import { PagedTable, SelectFilter, useListQuery } from '../lists.js';
+import { PagedList, SelectFilter, useListQuery, type Column } from '../lists.js';
 import { Link } from '../router.js';
 import { Badge, EmptyState, ErrorNotice, Facts, Field, Notice, NotLoaded, PageHeader, Time, valueOf } from '../ui.js';
 
@@ -21,6 +21,18 @@ const VERB: Record<Status, string> = {
   completed: 'Complete',
   cancelled: 'Cancel task',
 };
+
+/** The list's columns. */
+const COLUMNS: Column<TaskRow>[] = [
+  { label: 'Task', cell: (t) => <Link href={`/tasks/${t.id}`}>{t.title}</Link> },
+  { label: 'Status', cell: (t) => <Badge value={t.status} /> },
+  { label: 'Place', cell: (t) => t.placeName ?? <span class="muted">—</span> },
+  { label: 'Due', cell: (t) => t.dueDate ?? <span class="muted">—</span> },
+  {
+    label: 'Compliance',
+    cell: (t) => (t.complianceScore == null ? <span class="muted">—</span> : `${t.complianceScore}%`),
+  },
+];
 
 /** Tasks, "assigned to me" first for a tasker (field staff), every task for the office. */
 export function TasksPage() {
@@ -69,11 +81,10 @@ export function TasksPage() {
           onChange={(v) => go({ mine, status: v })}
         />
       </form>
-      <PagedTable
+      <PagedList
         page={page}
         what="tasks"
-        history={list.history}
-        onPage={(c, pages) => go({ mine, status }, c, pages)}
+        paging={list.paging({ mine: mine || '0', status })}
         empty={
           <EmptyState title={mine === '1' ? 'Nothing assigned to you' : 'No tasks'}>
             <p>
@@ -85,17 +96,7 @@ export function TasksPage() {
             </p>
           </EmptyState>
         }
-        caption="Tasks"
-        columns={[
-          { label: 'Task', cell: (t) => <Link href={`/tasks/${t.id}`}>{t.title}</Link> },
-          { label: 'Status', cell: (t) => <Badge value={t.status} /> },
-          { label: 'Place', cell: (t) => t.placeName ?? <span class="muted">—</span> },
-          { label: 'Due', cell: (t) => t.dueDate ?? <span class="muted">—</span> },
-          {
-            label: 'Compliance',
-            cell: (t) => (t.complianceScore == null ? <span class="muted">—</span> : `${t.complianceScore}%`),
-          },
-        ]}
+        table={{ caption: 'Tasks', columns: COLUMNS }}
       />
     </section>
   );

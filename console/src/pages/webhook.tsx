@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { DeliveryLog } from '../deliveries.js';
 import { useAction, useInterval, useLoad } from '../hooks.js';
-import { PagedList, SelectFilter } from '../lists.js';
+import { PagedList, SelectFilter, useLocalPaging } from '../lists.js';
 import { Link, navigate } from '../router.js';
 import {
   Badge,
@@ -30,7 +30,7 @@ export function WebhookPage(props: { id: string }) {
   );
   const [status, setStatus] = useState('');
   const [event, setEvent] = useState('');
-  const [cursor, setCursor] = useState<{ at?: string; history: string[] }>({ history: [] });
+  const pages = useLocalPaging();
   const deliveries = useLoad(
     (signal) =>
       api.get('/api/v1/webhooks/{id}/deliveries', {
@@ -39,13 +39,13 @@ export function WebhookPage(props: { id: string }) {
           query: {
             ...(status ? { status: status as (typeof DELIVERY_STATUSES)[number] } : {}),
             ...(event ? { event } : {}),
-            ...(cursor.at ? { cursor: cursor.at } : {}),
+            ...(pages.cursor ? { cursor: pages.cursor } : {}),
             limit: 20,
           },
         },
         signal,
       }),
-    [props.id, status, event, cursor.at],
+    [props.id, status, event, pages.cursor],
   );
   // Attempts still to come: follow them.
   useInterval(
@@ -223,7 +223,7 @@ export function WebhookPage(props: { id: string }) {
           values={DELIVERY_STATUSES}
           onChange={(v) => {
             setStatus(v);
-            setCursor({ history: [] });
+            pages.reset();
           }}
         />
         <SelectFilter
@@ -234,15 +234,14 @@ export function WebhookPage(props: { id: string }) {
           show={(v) => v}
           onChange={(v) => {
             setEvent(v);
-            setCursor({ history: [] });
+            pages.reset();
           }}
         />
       </form>
       <PagedList
         page={deliveries}
         what="deliveries"
-        history={cursor.history}
-        onPage={(at, history) => setCursor({ at, history })}
+        paging={pages.paging}
         empty={
           <EmptyState title="No deliveries">
             <p>
