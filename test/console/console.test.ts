@@ -19,6 +19,7 @@ import { cliJson } from '../helpers/cli.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
 import { startImageHost, type ImageHost } from '../helpers/image-host.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { linkIn, startSmtpServer } from '../helpers/smtp.js';
 import { waitFor } from '../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../helpers/worker.js';
 
@@ -46,6 +47,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
   let page: Page;
   let watch: Watch;
   let cliEnv: Record<string, string>;
+  let consoleDir: string;
   /** Shared between the steps, in order: what the owner made. */
   const made: {
     key?: string;
@@ -57,12 +59,13 @@ describe('the console (/console) in headless Chromium, against the real API, wor
   } = {};
 
   /** A browser context that records what goes wrong and refuses every request to anywhere else. */
-  async function watchedContext(): Promise<{ context: BrowserContext; watch: Watch }> {
+  /** `origin`: the service it may reach (the test's API unless said). */
+  async function watchedContext(origin = api.baseUrl): Promise<{ context: BrowserContext; watch: Watch }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const w: Watch = { problems: [], outside: [] };
     await context.route('**/*', (route) => {
       const url = route.request().url();
-      if (url.startsWith(api.baseUrl) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
       w.outside.push(url);
       return route.abort();
     });
@@ -125,7 +128,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
   before(async () => {
     assert.ok(executablePath, 'chromium is installed');
     mkdirSync(SHOTS, { recursive: true });
-    const consoleDir = join(root, '.data', 'test', `console-${process.pid}`);
+    consoleDir = join(root, '.data', 'test', `console-${process.pid}`);
     await buildConsole(consoleDir);
     api = await startTestApi({
       TASK_QUEUE_PREFIX: uniquePrefix('console'),
@@ -640,6 +643,56 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     await p.goto(`${api.baseUrl}/console/analyses?externalId=visit-5000`);
     await waitFor('one external id', async () => (await rows.count()) === 1 && (await firstCell()) === 'visit-5000');
     await context.close();
+  });
+
+  it('with SMTP_URL set, an invitation from the members page is mailed, and its link from the mail lets them join', async () => {
+    const smtp = await startSmtpServer({ user: 'console', pass: 'mail pass 1' });
+    const mailing = await startTestApi({
+      TASK_QUEUE_PREFIX: uniquePrefix('console-mail'),
+      CONSOLE_DIR: consoleDir,
+      SMTP_URL: smtp.url,
+    });
+    try {
+      const mailOrg = await createTestOrg(mailing.runtime, { name: 'Mailing Grocers' });
+      const services = createServices(mailing.runtime.orm.em.fork(), { config: mailing.runtime.config });
+      const boss = await services.members.add(mailOrg.id, { name: 'Mo Mail', email: 'mo@mail.example', role: 'owner' });
+      const { token } = await services.sessions.createSignInLink(mailOrg.id, boss.id);
+      const { context, watch: mailWatch } = await watchedContext(mailing.baseUrl);
+      const p = await context.newPage();
+      await p.goto(`${mailing.baseUrl}/console/set-password#token=${token}`);
+      await p.getByLabel('New password').fill('mailing passphrase');
+      await p.getByLabel('The same password again').fill('mailing passphrase');
+      await p.getByRole('button', { name: 'Save and sign in' }).click();
+      await heading(p, 'Analyses');
+      await nav(p, 'Members');
+      await heading(p, 'Members');
+      await p.getByLabel('E-mail address').fill('ivy@mail.example');
+      await p.getByRole('button', { name: 'Invite' }).click();
+      // Said, not shown: only the invited person gets the link.
+      await p.getByText(/Invitation link mailed to/).waitFor();
+      await p.getByText('ivy@mail.example', { exact: true }).first().waitFor();
+      assert.equal(await p.getByTestId('secret-value').count(), 0);
+      await shoot(p, 'members-mailed');
+      const mail = await waitFor('the invitation mail', async () =>
+        smtp.received.find((m) => m.to.includes('ivy@mail.example')),
+      );
+      const invited = await context.browser()!.newContext();
+      const ivy = await invited.newPage();
+      await ivy.goto(linkIn(mail));
+      await heading(ivy, 'Join Mailing Grocers');
+      await ivy.getByLabel('Your name').fill('Ivy Invited');
+      await ivy.getByLabel('New password').fill('ivy the invited 1');
+      await ivy.getByLabel('The same password again').fill('ivy the invited 1');
+      await ivy.getByRole('button', { name: 'Join and sign in' }).click();
+      await heading(ivy, 'Analyses');
+      await invited.close();
+      assert.deepEqual(mailWatch.problems, []);
+      assert.deepEqual(mailWatch.outside, []);
+      await context.close();
+    } finally {
+      await mailing.close();
+      await smtp.close();
+    }
   });
 
   it('loaded nothing from elsewhere, broke no policy and threw nothing, on any page', () => {
