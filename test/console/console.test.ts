@@ -120,6 +120,26 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     await p.setViewportSize({ width: 1280, height: 900 });
   }
 
+  /** A new owner of `orgId`, signed in on `p` through a sign-in link (as the CLI's), on the console's first page. */
+  async function ownerSignedIn(on: TestApi, orgId: string, p: Page, email: string) {
+    const services = createServices(on.runtime.orm.em.fork(), { config: on.runtime.config });
+    const member = await services.members.add(orgId, { name: 'Another Owner', email, role: 'owner' });
+    const { token } = await services.sessions.createSignInLink(orgId, member.id);
+    await p.goto(`${on.baseUrl}/console/set-password#token=${token}`);
+    await p.getByLabel('New password').fill('another owner passphrase');
+    await p.getByLabel('The same password again').fill('another owner passphrase');
+    await p.getByRole('button', { name: 'Save and sign in' }).click();
+    await heading(p, 'Analyses');
+  }
+
+  /** On an invitation link's page: a name and a password, and in. */
+  async function acceptInvitation(p: Page, name: string, password: string) {
+    await p.getByLabel('Your name').fill(name);
+    await p.getByLabel('New password').fill(password);
+    await p.getByLabel('The same password again').fill(password);
+    await p.getByRole('button', { name: 'Join and sign in' }).click();
+  }
+
   const heading = (p: Page, text: string | RegExp) => p.getByRole('heading', { level: 1, name: text }).waitFor();
   /** A page of the console's navigation (pages' own text may link to it too). */
   const nav = (p: Page, name: string) =>
@@ -449,10 +469,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     await heading(tasker, 'Join Console Grocers');
     await assertLabelled(tasker);
     await shoot(tasker, 'join');
-    await tasker.getByLabel('Your name').fill('Terry Tasker');
-    await tasker.getByLabel('New password').fill('terry the tasker 1');
-    await tasker.getByLabel('The same password again').fill('terry the tasker 1');
-    await tasker.getByRole('button', { name: 'Join and sign in' }).click();
+    await acceptInvitation(tasker, 'Terry Tasker', 'terry the tasker 1');
     await heading(tasker, 'Tasks');
     const menu = await tasker.getByRole('navigation', { name: 'Console' }).innerText();
     assert.doesNotMatch(menu, /API keys|Webhooks|Analyses|Members/);
@@ -603,20 +620,9 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     const big = await createTestOrg(api.runtime, { name: 'Ten Thousand' });
     const em = api.runtime.orm.em.fork();
     const times = await seedAnalyses(em, big.id, 10_000);
-    const services = createServices(em, { config: api.runtime.config });
-    const bigOwner = await services.members.add(big.id, {
-      name: 'Big Owner',
-      email: 'big@console.example',
-      role: 'owner',
-    });
-    const { token } = await services.sessions.createSignInLink(big.id, bigOwner.id);
     const { context } = await watchedContext();
     const p = await context.newPage();
-    await p.goto(`${api.baseUrl}/console/set-password#token=${token}`);
-    await p.getByLabel('New password').fill('ten thousand rows');
-    await p.getByLabel('The same password again').fill('ten thousand rows');
-    await p.getByRole('button', { name: 'Save and sign in' }).click();
-    await heading(p, 'Analyses');
+    await ownerSignedIn(api, big.id, p, 'big@console.example');
     const rows = p.locator('table.list tbody tr');
     const firstCell = () => p.locator('table.list tbody tr td[data-label="External id"]').first().innerText();
     await waitFor('the newest 25', async () => (await rows.count()) === 25 && (await firstCell()) === 'visit-10000');
@@ -654,16 +660,9 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     });
     try {
       const mailOrg = await createTestOrg(mailing.runtime, { name: 'Mailing Grocers' });
-      const services = createServices(mailing.runtime.orm.em.fork(), { config: mailing.runtime.config });
-      const boss = await services.members.add(mailOrg.id, { name: 'Mo Mail', email: 'mo@mail.example', role: 'owner' });
-      const { token } = await services.sessions.createSignInLink(mailOrg.id, boss.id);
       const { context, watch: mailWatch } = await watchedContext(mailing.baseUrl);
       const p = await context.newPage();
-      await p.goto(`${mailing.baseUrl}/console/set-password#token=${token}`);
-      await p.getByLabel('New password').fill('mailing passphrase');
-      await p.getByLabel('The same password again').fill('mailing passphrase');
-      await p.getByRole('button', { name: 'Save and sign in' }).click();
-      await heading(p, 'Analyses');
+      await ownerSignedIn(mailing, mailOrg.id, p, 'mo@mail.example');
       await nav(p, 'Members');
       await heading(p, 'Members');
       await p.getByLabel('E-mail address').fill('ivy@mail.example');
@@ -680,10 +679,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
       const ivy = await invited.newPage();
       await ivy.goto(linkIn(mail));
       await heading(ivy, 'Join Mailing Grocers');
-      await ivy.getByLabel('Your name').fill('Ivy Invited');
-      await ivy.getByLabel('New password').fill('ivy the invited 1');
-      await ivy.getByLabel('The same password again').fill('ivy the invited 1');
-      await ivy.getByRole('button', { name: 'Join and sign in' }).click();
+      await acceptInvitation(ivy, 'Ivy Invited', 'ivy the invited 1');
       await heading(ivy, 'Analyses');
       await invited.close();
       assert.deepEqual(mailWatch.problems, []);
