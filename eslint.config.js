@@ -40,6 +40,25 @@ export default tseslint.config(
     },
   },
   {
+    // Contracts own their types (issue 38): workflows import them, and a service, repository, schema
+    // or entity behind them would make a change there a change to what workflow histories hold.
+    files: ['src/temporal/contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '\\.(service|repository|schemas|entity)(\\.js)?$',
+              message:
+                'Contracts import no service, repository, schema or entity: define the type here and import it there.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed: only the SDK, the contracts and pure domain modules (test/workflows/determinism.test.ts).
     files: ['workflows/**/*.ts'],
     rules: {

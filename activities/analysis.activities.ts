@@ -10,13 +10,14 @@ export type AnalysisActivityDeps = { services: Services; config: Config; recogni
 /** Activities of the analysis workflows: each calls one service (in its own MikroORM context, index.ts). */
 export function createAnalysisActivities({ services, config, recognizer }: AnalysisActivityDeps): AnalysisActivities {
   return {
-    async fetchImage({ analysisId }) {
+    async fetchImage({ analysisId, previewLater }) {
       try {
         return await services.analysisProcessing.prepareImage(analysisId, {
           maxBytes: config.IMAGE_MAX_BYTES,
           timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
           allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
           maxPixels: config.IMAGE_MAX_PIXELS,
+          previewLater,
         });
       } catch (err) {
         if (err instanceof ImageError) {
@@ -56,12 +57,16 @@ export function createAnalysisActivities({ services, config, recognizer }: Analy
       }
     },
 
-    async finalizeAnalysis({ analysisId, failedPasses }) {
-      return services.analysisProcessing.finalize(analysisId, failedPasses);
+    async finalizeAnalysis({ analysisId, failedPasses, keepImage }) {
+      return services.analysisProcessing.finalize(analysisId, failedPasses, { keepImage });
     },
 
-    async failAnalysis({ analysisId, code, message }) {
-      return services.analysisProcessing.fail(analysisId, code, message);
+    async failAnalysis({ analysisId, code, message, keepImage }) {
+      return services.analysisProcessing.fail(analysisId, code, message, { keepImage });
+    },
+
+    async storePreview({ analysisId }) {
+      await services.analysisProcessing.storePreview(analysisId);
     },
 
     async listBatchAnalyses({ batchId }) {

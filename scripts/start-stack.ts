@@ -7,7 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { initORM, migrate } from '../src/db/orm.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/dev/embedded-postgres.js';
+import {
+  EmbeddedPostgresSetupError,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from '../src/dev/embedded-postgres.js';
 import { memberLinkUrl } from '../src/modules/sessions/session.service.js';
 import { createServices } from '../src/services.js';
 import { buildConsole } from './build-console.js';
@@ -138,6 +142,8 @@ try {
     say(`sign in to the console as owner@localhost with this one-time link (24 hours):\n\n    ${signInLink}\n`);
   else say('a new sign-in link for the console: npm run cli -- member:login-link --org <org_id> (README, Console)');
 } catch (err) {
-  console.error(err);
+  // A setup the user can fix is told as what to do; anything else with its stack, for us.
+  if (err instanceof EmbeddedPostgresSetupError) say(err.message);
+  else console.error(err);
   await shutdown(1);
 }

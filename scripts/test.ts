@@ -9,7 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
+import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from './lib/fresh-database.js';
 import { planProcesses } from './lib/test-processes.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
@@ -94,7 +94,8 @@ try {
   }
 } catch (err) {
   exitCode = 1;
-  console.error(err);
+  if (err instanceof EmbeddedPostgresSetupError) say(err.message);
+  else console.error(err);
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 }

@@ -61,6 +61,12 @@ const dispatchingLocal = proxyLocalActivities<DeliveryActivities>(BOOKKEEPING_LO
 /** Histories made before local finalize/dispatch replay with the activities they recorded. */
 const LOCAL_TAIL = 'local-finalize-and-dispatch';
 
+/**
+ * The console's preview of the photo is made after the result is out (storePreview), not in the fetch a
+ * client waits on. Histories made before keep the preview in the fetch and the photo's deletion in finalize.
+ */
+const PREVIEW_AFTER_RESULT = 'preview-after-result';
+
 /** Failing the analysis (status, refund, event): the step after which there is no other, so it gets a day. */
 const settling = proxyActivities<AnalysisActivities>(SETTLING);
 
@@ -130,13 +136,18 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     }
   };
   if (task) await tell(() => task.signal(analysisSubmittedSignal, { analysisId }));
+  const previewLater = patched(PREVIEW_AFTER_RESULT);
+  const keep = previewLater ? { keepImage: true } : {};
 
   let outcome;
   try {
-    const prepared = await (patched(LOCAL_FETCH) ? fetchingLocal : fetching).fetchImage({ analysisId });
+    const prepared = await (patched(LOCAL_FETCH) ? fetchingLocal : fetching).fetchImage({
+      analysisId,
+      ...(previewLater ? { previewLater } : {}),
+    });
     if ('alreadyFinal' in prepared) {
       progress.stage = 'finalizing';
-      outcome = await bookkeeping.finalizeAnalysis({ analysisId, failedPasses: [] });
+      outcome = await bookkeeping.finalizeAnalysis({ analysisId, failedPasses: [], ...keep });
     } else {
       progress.stage = 'recognizing';
       let imageFailure: unknown;
@@ -163,6 +174,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({
         analysisId,
         failedPasses,
+        ...keep,
       });
     }
   } catch (err) {
@@ -170,7 +182,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     log.info('analysis failed', { analysisId, code });
     progress.stage = 'finalizing';
     try {
-      outcome = await settling.failAnalysis({ analysisId, code, message });
+      outcome = await settling.failAnalysis({ analysisId, code, message, ...keep });
     } catch (settleErr) {
       // Even failing it could not be recorded: the analysis is still processing and its credit not
       // refunded. The workflow fails, marked for an operator to reset once the database is back.
@@ -200,6 +212,14 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
           log.warn('analysis not recorded on the final task', { taskId: input.taskId, error: String(e) });
         });
       }
+    }
+  }
+  if (previewLater) {
+    try {
+      await bookkeepingLocal.storePreview({ analysisId });
+    } catch (err) {
+      // The result is out either way; the worker's housekeeping deletes the stored photo within the hour.
+      log.warn('preview not stored', { analysisId, error: String(err) });
     }
   }
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);

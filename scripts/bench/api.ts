@@ -3,12 +3,13 @@
 //   submissions  POST /api/v1/analyses (20 connections)        vs  raw Temporal starts of an empty workflow (20 at once),
 //                on the bench's in-memory dev server and again on one kept on a file as `npm start` keeps it
 //   deliveries   signed webhook deliveries through our path     vs  a bare workflow with one HTTP-POST activity
-//   overhead     POST /analyses -> signed analysis.completed webhook received, minus the recognition time
+//   overhead     POST /analyses -> signed analysis.completed webhook received for real photos (1,000-item
+//                catalogue, local recognizer), minus the recognition time, per step (time-to-result.ts)
 // The API and the bare server each run as their own process (`node --import tsx`), the load comes from
 // autocannon in this process, the fixed-rate row's from vegeta (paced-load.ts). Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
-// BENCH_SECONDS (10) sets each read measurement's length; BENCH_TRACE=1 prints three analyses' timelines;
-// BENCH_ONLY=reads|submissions measures only those; BENCH_ROUNDS (3), BENCH_SUBMISSIONS (600) and
+// BENCH_SECONDS (10) sets each read measurement's length; BENCH_RESULT_N (20), BENCH_RESULT_INTERVAL_MS
+// (10000) and BENCH_PHOTOS shape the overhead row; BENCH_ONLY=reads|submissions measures only those; BENCH_ROUNDS (3), BENCH_SUBMISSIONS (600) and
 // BENCH_WARM_SUBMISSIONS (3000) shape the submission rounds; BENCH_SERVER=memory|file runs them on that
 // dev server only (both by default).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,7 +22,6 @@ import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import sharp from 'sharp';
 import { createActivities } from '../../activities/index.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import {
@@ -36,8 +36,8 @@ import { processStat, processTable } from '../lib/child-processes.js';
 import { benchEnvironment, benchRuntime, instant } from './setup.js';
 import { pacedLoad } from './paced-load.js';
 import { startDevServer } from '../temporal.js';
-import { createWorkers } from '../../workers/create-workers.js';
 import { createCommands } from '../../src/commands.js';
+import { timeToResult, timeToResultRows } from './time-to-result.js';
 
 /**
  * CPU seconds (user + system) used so far by the processes whose command name is `comm` (Linux
@@ -614,112 +614,29 @@ row(
   `${fmt((100 * oursPerSecond) / barePerSecond, 1)} %`,
 );
 
-// What a client feels: POST /analyses -> signed analysis.completed webhook, minus the recognition
-// time the worker measured, one analysis a second.
-const OVERHEAD_N = Number(process.env.BENCH_OVERHEAD_N ?? 20);
-say(`overhead: ${OVERHEAD_N} analyses, one a second, to the analysis.completed webhook`);
-const jpeg = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#c8b428' } })
-  .jpeg()
-  .toBuffer();
-const imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
-await new Promise<void>((r) => imageHost.listen(0, '127.0.0.1', r));
-const imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/shelf.jpg`;
-await services.webhooks.create(org.id, { url: `${receiverBase}/completed`, events: ['analysis.completed'] });
-// Its own API process and task queues: the workflows the submission measurements started (nobody
-// ran them) must not stand in front of these.
-const overheadPrefix = `${prefix}o-`;
-const overheadQueues = taskQueues(overheadPrefix);
-const overheadApiPort = barePort + 1000;
-children.push(startProcess('src/bin/api.ts', overheadApiPort, { TASK_QUEUE_PREFIX: overheadPrefix }));
-await waitHttp(`http://127.0.0.1:${overheadApiPort}/health/live`);
-// The production set of workers (workers/create-workers.ts) on the overhead queues.
-const analysisWorkers = await createWorkers({
-  connection,
-  namespace: runtime.config.TEMPORAL_NAMESPACE,
-  queues: overheadQueues,
-  activities,
-  activitySlots: 20,
-  recognitionSlots: 4,
-});
-const analysisRunning = Promise.all(analysisWorkers.map((w) => w.run()));
-const submitted = new Map<string, number>();
-for (let i = 0; i < OVERHEAD_N; i++) {
-  const t = performance.now();
-  const res = await fetch(`http://127.0.0.1:${overheadApiPort}/api/v1/analyses`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${writeKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ imageUrl }),
-  });
-  if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${await res.text()}`);
-  submitted.set(((await res.json()) as { data: { id: string } }).data.id, t);
-  await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (performance.now() - t))));
-}
-await until(
-  'analysis.completed webhooks',
-  () => [...submitted.keys()].every((id) => received.analyses.has(id)),
-  20_000,
-).catch(async (err) => {
-  const described = await runtime.temporal.client.workflow.getHandle([...submitted.keys()][0]!).describe();
-  console.error(
-    JSON.stringify(
-      described.raw.pendingActivities?.map((a) => ({
-        type: a.activityType?.name,
-        attempt: a.attempt,
-        failure: a.lastFailure?.message,
-        stack: a.lastFailure?.stackTrace?.slice(0, 800),
-      })),
-    ),
-  );
-  throw err;
-});
-const { rows: runs } = await db.query<{ analysis_id: string; ms: number }>(
-  `select analysis_id, sum(duration_ms)::int as ms from analysis_runs where analysis_id = any($1) group by analysis_id`,
-  [[...submitted.keys()]],
-);
-const recognitionMs = new Map(runs.map((r) => [r.analysis_id, r.ms]));
-const overheads = [...submitted]
-  .map(([id, t]) => received.analyses.get(id)! - t - (recognitionMs.get(id) ?? 0))
-  .sort((a, b) => a - b);
-// BENCH_TRACE=1: where the time of three of those analyses went, event by event, from their
-// workflow histories and their deliveries' (milliseconds after the POST was sent).
-if (process.env.BENCH_TRACE) {
-  const { rows: deliveries } = await db.query<{ id: string; analysis_id: string }>(
-    `select d.id, e.analysis_id from deliveries d join events e on e.id = d.event_id where e.analysis_id = any($1)`,
-    [[...submitted.keys()]],
-  );
-  const show = async (workflowId: string, sentAt: number) => {
-    const history = await runtime.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-    for (const ev of history.events ?? []) {
-      const at = Number(ev.eventTime!.seconds) * 1000 + Math.round((ev.eventTime!.nanos ?? 0) / 1e6);
-      const kind = (Object.keys(ev).find((k) => k.endsWith('EventAttributes')) ?? '').replace('EventAttributes', '');
-      const name =
-        ev.activityTaskScheduledEventAttributes?.activityType?.name ??
-        ev.markerRecordedEventAttributes?.markerName ??
-        '';
-      say(`  ${workflowId.slice(0, 16)} +${(at - sentAt).toFixed(0).padStart(5)} ms ${kind} ${name}`);
-    }
-  };
-  for (const [id, t] of [...submitted].slice(5, 8)) {
-    say(
-      `${id}: recognition ${recognitionMs.get(id)} ms, webhook received +${(received.analyses.get(id)! - t).toFixed(0)} ms`,
-    );
-    await show(id, performance.timeOrigin + t);
-    for (const d of deliveries.filter((r) => r.analysis_id === id)) await show(d.id, performance.timeOrigin + t);
-  }
-}
-const q = (p: number) => overheads[Math.min(overheads.length - 1, Math.floor(p * overheads.length))]!;
-row(
-  'POST /analyses -> signed analysis.completed webhook, minus recognition, 1/s',
-  `p50 ${fmt(q(0.5))} ms, p99 ${fmt(q(0.99))} ms`,
-  '',
-  '',
-);
+// What a client feels: POST /analyses -> signed analysis.completed webhook for real photos, minus the
+// recognition time the worker measured, split into steps (time-to-result.ts; alone: npm run bench:result).
+for (const r of timeToResultRows(
+  await timeToResult({
+    services,
+    organisationId: org.id,
+    writeKey,
+    databaseUrl,
+    client: runtime.temporal.client,
+    db,
+    prefix,
+    count: Number(process.env.BENCH_RESULT_N ?? 20),
+    intervalMs: Number(process.env.BENCH_RESULT_INTERVAL_MS ?? 10_000),
+    photos: process.env.BENCH_PHOTOS,
+    say,
+  }),
+))
+  row(...(r as [string, string, string, string]));
 
-[deliveryWorker, bareWorker, ...analysisWorkers].forEach((w) => w.shutdown());
-await Promise.all([workersRunning, analysisRunning]);
+[deliveryWorker, bareWorker].forEach((w) => w.shutdown());
+await Promise.all([workersRunning]);
 await connection.close();
 receiver.close();
-imageHost.close();
 
 await finish();
 

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { verifyWebhookSignature } from '../../src/modules/webhooks/signature.js';
+import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js';
 import { createServices } from '../../src/services.js';
 import { processTable } from '../lib/child-processes.js';
 import { benchEnvironment, benchRuntime } from './setup.js';
@@ -114,7 +114,7 @@ const receiver = createServer((req, res) => {
   req.on('end', () => {
     const raw = Buffer.concat(chunks);
     try {
-      verifyWebhookSignature(raw, req.headers['x-service-signature'] as string | undefined, secret);
+      verifyWebhookSignature(raw, (req.headers['x-service-signature'] as string | undefined) ?? '', secret);
       const body = JSON.parse(raw.toString('utf8')) as { event: string; data: { id: string } };
       if (body.event === 'analysis.completed' && !completed.has(body.data.id))
         completed.set(body.data.id, performance.now());

@@ -1,25 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStat } from '../../src/lib/proc-stat.js';
 
 export type ProcessStat = { comm: string; ppid: number; cpuSeconds: number };
 
-/**
- * One process's command name, parent and CPU seconds so far (user + system) from /proc/<pid>/stat;
- * null if it has ended or this is not Linux. USER_HZ is 100 on Linux.
- */
+/** One process's command name, parent and CPU seconds so far; null if it has ended or this is not Linux. */
 export function processStat(pid: number | string): ProcessStat | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // Fields after the command's closing parenthesis: state, ppid, ..., utime (14th), stime (15th).
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return {
-    comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-    ppid: Number(f[1]),
-    cpuSeconds: (Number(f[11]) + Number(f[12])) / 100,
-  };
+  const stat = procStat(pid);
+  return stat && { comm: stat.comm, ppid: stat.ppid, cpuSeconds: stat.cpuMs / 1000 };
 }
 
 /** Every process on the machine, by pid (empty where there is no /proc). */

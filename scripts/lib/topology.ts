@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { msToTs } from '@temporalio/common';
+import { procStat } from '../../src/lib/proc-stat.js';
 import pg from 'pg';
 import { createTemporalClient, temporalHealthy } from '../../src/temporal/client.js';
 import { ensureSearchAttributes } from '../../src/temporal/setup.js';
@@ -107,25 +108,21 @@ export const alive = (c: ChildProcess): boolean => c.exitCode === null && c.sign
 export function watchLaunchers(onGone: (pid: number) => void): void {
   const chain: number[] = [];
   for (let pid = process.ppid; pid > 1;) {
-    let cmd: string, stat: string;
+    let cmd: string;
     try {
       cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     } catch {
       break;
     }
-    if (!/^(\S*\/)?((node|npm|npx|tsx)( |$)|(sh|dash|bash) -c )/.test(cmd)) break;
+    const stat = procStat(pid);
+    if (!stat || !/^(\S*\/)?((node|npm|npx|tsx)( |$)|(sh|dash|bash) -c )/.test(cmd)) break;
     chain.push(pid);
-    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    pid = stat.ppid;
   }
   // Gone: no /proc entry, or a zombie nobody has reaped yet.
   const gone = (pid: number) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat[stat.lastIndexOf(')') + 2] === 'Z';
-    } catch {
-      return true;
-    }
+    const stat = procStat(pid);
+    return stat === null || stat.state === 'Z';
   };
   setInterval(() => {
     const dead = chain.find(gone);

@@ -15,7 +15,8 @@ import { temporalHealthy } from '../temporal/client.js';
 import { roleAllows, type AuthContext } from './auth-context.js';
 import { jsonBody } from './body.js';
 import { errorHandler } from './error-handler.js';
-import { admit, admitAddress, categoryOf, idempotency, takeSlots, type Door } from './limits.js';
+import { admit, admitAddress, categoryOf, takeSlots, type Door } from './limits.js';
+import { idempotency } from './idempotency.js';
 import { sameOrigin } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { consoleRouter, defaultConsoleDir } from './console-app.js';
@@ -262,8 +263,8 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   app.use(
     api.allowedMethods({
       throw: true,
-      methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This path does not support that method.'),
-      notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 405, 'This method is not supported.'),
+      methodNotAllowed: () => new AppError('METHOD_NOT_ALLOWED', 'This path does not support that method.'),
+      notImplemented: () => new AppError('METHOD_NOT_ALLOWED', 'This method is not supported.'),
     }),
   );
   return { app, routes };

@@ -21,10 +21,9 @@ function answerClientErrors(server: Server) {
         tooLarge
           ? new AppError(
               'REQUEST_HEADERS_TOO_LARGE',
-              431,
               'The request line and headers exceed 16 KiB: send fewer or shorter query values.',
             )
-          : new AppError('MALFORMED_REQUEST', 400, 'The request is not valid HTTP/1.1.'),
+          : new AppError('MALFORMED_REQUEST', 'The request is not valid HTTP/1.1.'),
       ),
     );
     socket.end(

@@ -2,72 +2,66 @@ import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
 import { typescriptSample } from './code-samples.js';
 import { defaultRole, type RouteDefinition } from './route.js';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
+
+/** A code as the document tells it. */
+export function said(code: ErrorCode): string {
+  return `${code}: ${ERROR_CATALOGUE[code].description}`;
+}
+
+/** The codes no operation answers with (errors.ts: noOperation): told once, beside the code's values. */
+const unrouted = ERROR_CODES.filter((c) => 'noOperation' in ERROR_CATALOGUE[c])
+  .map((c) => `${said(c)} (HTTP ${ERROR_CATALOGUE[c].status})`)
+  .join(' ');
 
 export const errorSchema = z
   .object({
     error: z.object({
-      code: z.string().meta({ example: 'VALIDATION_FAILED' }),
+      code: z.enum(ERROR_CODES).meta({
+        example: 'VALIDATION_FAILED',
+        description: `What went wrong, as a program reads it. Each operation's responses list the codes it answers with; a request no operation receives is answered with one of these: ${unrouted}`,
+      }),
       message: z.string().meta({ example: 'Invalid body: imageUrl: Must be an absolute http(s) URL.' }),
       details: z.record(z.string(), z.unknown()).optional(),
     }),
   })
   .meta({ id: 'Error' });
 
-const ERROR_STATUS: Record<string, { status: string; description: string }> = {
-  AUTH_REQUIRED: {
-    status: '401',
-    description:
-      'AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key).',
-  },
-  INVALID_CREDENTIALS: {
-    status: '401',
-    description: 'INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK.',
-  },
-  INVALID_LINK: {
-    status: '401',
-    description: 'INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK.',
-  },
-  INSUFFICIENT_CREDITS: {
-    status: '402',
-    description: 'INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining.',
-  },
-  FORBIDDEN: {
-    status: '403',
-    description:
-      "FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token).",
-  },
-  NOT_FOUND: { status: '404', description: 'NOT_FOUND: unknown id or an id of another organisation.' },
-  CONFLICT: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
-  INVALID_TRANSITION: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
-  IDEMPOTENCY_IN_PROGRESS: { status: '409', description: 'CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS.' },
-  PAYLOAD_TOO_LARGE: { status: '413', description: 'PAYLOAD_TOO_LARGE: body over 1 MiB.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: '415', description: 'UNSUPPORTED_MEDIA_TYPE: body is not JSON.' },
-  VALIDATION_FAILED: {
-    status: '422',
-    description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.',
-  },
-  IDEMPOTENCY_KEY_REUSED: {
-    status: '422',
-    description: 'VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED.',
-  },
-  RATE_LIMITED: { status: '429', description: 'RATE_LIMITED; Retry-After header; details: retryAfter, limit, window.' },
-  INTERNAL_ERROR: { status: '500', description: 'INTERNAL_ERROR; quote X-Request-Id to support.' },
-  SERVICE_UNAVAILABLE: {
-    status: '503',
-    description: 'SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry.',
-  },
-};
-
-function errorCodesFor(route: RouteDefinition): string[] {
-  const codes = new Set<string>(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
-  if (route.auth !== false) ['AUTH_REQUIRED', 'FORBIDDEN', 'RATE_LIMITED'].forEach((c) => codes.add(c));
-  if (route.consolePublic) ['FORBIDDEN', 'RATE_LIMITED'].forEach((c) => codes.add(c));
-  if (route.path === '/auth/sign-in') codes.add('INVALID_CREDENTIALS');
-  if (route.path.startsWith('/auth/links/')) codes.add('INVALID_LINK');
-  if (route.params || route.query || route.body) codes.add('VALIDATION_FAILED');
-  if (route.body) ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'].forEach((c) => codes.add(c));
+/** The codes an operation can answer with: those every route of its kind has, and its own. */
+function errorCodesFor(route: RouteDefinition): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+  const add = (...c: ErrorCode[]) => c.forEach((code) => codes.add(code));
+  if (route.auth !== false) add('AUTH_REQUIRED', 'FORBIDDEN', 'RATE_LIMITED');
+  // An API key is refused as such wherever one is taken (not on session-only routes).
+  if (route.auth !== false && route.auth !== 'session') add('INVALID_API_KEY');
+  if (route.consolePublic) add('FORBIDDEN', 'RATE_LIMITED');
+  if (route.path === '/auth/sign-in') add('INVALID_CREDENTIALS');
+  if (route.path.startsWith('/auth/links/')) add('INVALID_LINK');
+  if (route.params || route.query || route.body) add('VALIDATION_FAILED');
+  if (route.body) add('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  // The Idempotency-Key header, documented on these (idempotency.ts): a key still running, or reused.
+  if (idempotent(route)) add('IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED');
   route.errors?.forEach((c) => codes.add(c));
-  return [...codes];
+  return ERROR_CODES.filter((c) => codes.has(c));
+}
+
+/** One response for each status: the description of every code of the operation's that answers it. */
+function errorResponses(route: RouteDefinition): Record<string, unknown> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of errorCodesFor(route)) {
+    const { status } = ERROR_CATALOGUE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), said(code)]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, descriptions]) => [
+      String(status),
+      { description: descriptions.join(' '), content: { 'application/json': { schema: errorSchema } } },
+    ]),
+  );
+}
+
+function idempotent(route: RouteDefinition): boolean {
+  return ['post', 'patch'].includes(route.method) && route.auth !== false;
 }
 
 /** Who may call an operation, in its description. */
@@ -114,10 +108,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
         content: { [route.responseContentType ?? 'application/json']: { schema: route.response } },
       },
     };
-    for (const code of errorCodesFor(route)) {
-      const { status, description } = ERROR_STATUS[code]!;
-      responses[status] = { description, content: { 'application/json': { schema: errorSchema } } };
-    }
+    Object.assign(responses, errorResponses(route));
     const role = route.role ?? defaultRole(route.method);
     const path = `/api/v1${route.path}`;
     paths[path] ??= {};
@@ -130,7 +121,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]) {
       requestParams: {
         ...(route.params ? { path: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
-        ...(['post', 'patch'].includes(route.method) && auth
+        ...(idempotent(route)
           ? {
               header: z.object({
                 'Idempotency-Key': z.string().max(255).optional().meta({

@@ -1,22 +1,11 @@
 import type { Context } from 'koa';
+import type { ErrorCode } from '../lib/errors.js';
 import { z } from 'zod';
 import type { ApiKeyRole } from '../modules/api-keys/api-key.entity.js';
 import type { AuthContext } from './auth-context.js';
 import type { RateLimitCategory } from '../modules/organisations/plans.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
-
-/** Error codes an operation can answer with, beyond the ones every authenticated route has. */
-export type ErrorCode =
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'INVALID_TRANSITION'
-  | 'INSUFFICIENT_CREDITS'
-  | 'IDEMPOTENCY_IN_PROGRESS'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'SERVICE_UNAVAILABLE';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
@@ -71,6 +60,7 @@ export type RouteDefinition<
   /** The success answer's media type when it is not JSON (an image: `response` then describes its bytes). */
   responseContentType?: string;
   responseDescription?: string;
+  /** Codes (src/lib/errors.ts) this operation answers with beyond the ones every route of its kind has (openapi.ts). */
   errors?: ErrorCode[];
   handler: (input: HandlerInput<P, Q, B>) => Promise<HandlerResult>;
 };

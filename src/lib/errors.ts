@@ -1,30 +1,88 @@
 /**
- * One error base class for everything the API can answer with. Services throw these; the HTTP
- * layer maps them to a response in exactly one place (src/http/error-handler.ts).
+ * Every error code the API answers with, its HTTP status and what it means: the one table the error
+ * classes below take their status from, the OpenAPI document its error responses and its `Error.code`
+ * values (src/http/openapi.ts), and routes the codes they declare (`ErrorCode`). A test checks that
+ * every code thrown is here and in the document (test/http/error-catalogue.test.ts). `noOperation`:
+ * the answer to a request no operation receives (not HTTP, an unknown method), so the document lists
+ * it with the codes rather than under an operation. The document says each as `<code>: <description>`.
  */
+export const ERROR_CATALOGUE = {
+  MALFORMED_REQUEST: { status: 400, description: 'the request is not valid HTTP/1.1.', noOperation: true },
+  AUTH_REQUIRED: {
+    status: 401,
+    description: 'no or malformed Authorization header and no console session, or the session ended.',
+  },
+  INVALID_API_KEY: { status: 401, description: 'unknown or revoked key.' },
+  INVALID_CREDENTIALS: { status: 401, description: 'sign-in with no member of that e-mail address and password.' },
+  INVALID_LINK: { status: 401, description: 'the link is unknown, used, replaced or expired.' },
+  INSUFFICIENT_CREDITS: { status: 402, description: 'not enough credits; details: creditsRequired, creditsRemaining.' },
+  FORBIDDEN: {
+    status: 403,
+    description:
+      "the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token).",
+  },
+  NOT_FOUND: { status: 404, description: 'unknown id or an id of another organisation.' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'the path does not support that method.', noOperation: true },
+  CONFLICT: { status: 409, description: 'the request contradicts the current state.' },
+  INVALID_TRANSITION: { status: 409, description: 'the status cannot move there; details: from, to, allowed.' },
+  IDEMPOTENCY_IN_PROGRESS: {
+    status: 409,
+    description: 'a request with this Idempotency-Key is still being processed.',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'body over 1 MiB.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'body is not JSON.' },
+  VALIDATION_FAILED: { status: 422, description: 'details.fields names each field.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'this Idempotency-Key came with a different request.' },
+  RATE_LIMITED: {
+    status: 429,
+    description: 'too many requests; Retry-After header; details: retryAfter, limit, window.',
+  },
+  REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    description: 'the request line and headers exceed 16 KiB.',
+    noOperation: true,
+  },
+  INTERNAL_ERROR: { status: 500, description: 'unexpected; quote X-Request-Id to support.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'database or Temporal unreachable; safe to retry.' },
+} as const satisfies Record<string, { status: number; description: string; noOperation?: true }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code);
+}
+
 export type ErrorDetails = Record<string, unknown>;
 
+/**
+ * One error base class for everything the API can answer with. Services throw these; the HTTP
+ * layer maps them to a response in exactly one place (src/http/error-handler.ts). The status is the
+ * code's, from the catalogue.
+ */
 export class AppError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly code: string,
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetails,
   ) {
     super(message);
     this.name = new.target.name;
+    this.status = ERROR_CATALOGUE[code].status;
   }
 }
 
 export class AuthRequiredError extends AppError {
   constructor(message = 'Missing or malformed Authorization header; expected "Bearer svc_live_<64 hex>".') {
-    super('AUTH_REQUIRED', 401, message);
+    super('AUTH_REQUIRED', message);
   }
 }
 
 export class InvalidApiKeyError extends AppError {
   constructor() {
-    super('INVALID_API_KEY', 401, 'The API key is invalid or has been revoked.');
+    super('INVALID_API_KEY', 'The API key is invalid or has been revoked.');
   }
 }
 
@@ -33,7 +91,6 @@ export class SessionRequiredError extends AppError {
   constructor() {
     super(
       'AUTH_REQUIRED',
-      401,
       'No console session, or it has ended (signed out, expired, or the member was removed): sign in again.',
     );
   }
@@ -42,7 +99,7 @@ export class SessionRequiredError extends AppError {
 /** A sign-in whose e-mail address and password match no member: one answer for both, so it tells nothing. */
 export class InvalidCredentialsError extends AppError {
   constructor() {
-    super('INVALID_CREDENTIALS', 401, 'The e-mail address or the password is wrong.');
+    super('INVALID_CREDENTIALS', 'The e-mail address or the password is wrong.');
   }
 }
 
@@ -51,7 +108,6 @@ export class InvalidLinkError extends AppError {
   constructor() {
     super(
       'INVALID_LINK',
-      401,
       'This link is unknown, already used, replaced by a newer one, or expired: ask an owner for a new one.',
     );
   }
@@ -63,7 +119,7 @@ export class InvalidLinkError extends AppError {
  */
 export class RateLimitedError extends AppError {
   constructor(r: { limit: number; retryAfter: number }, what = 'requests per 60 s in this category') {
-    super('RATE_LIMITED', 429, `Rate limit exceeded: ${r.limit} ${what}. Retry after ${r.retryAfter} s.`, {
+    super('RATE_LIMITED', `Rate limit exceeded: ${r.limit} ${what}. Retry after ${r.retryAfter} s.`, {
       retryAfter: r.retryAfter,
       limit: r.limit,
       window: '60s',
@@ -73,7 +129,7 @@ export class RateLimitedError extends AppError {
 
 export class InsufficientCreditsError extends AppError {
   constructor(creditsRequired: number, creditsRemaining: number) {
-    super('INSUFFICIENT_CREDITS', 402, `This request needs ${creditsRequired} credit(s); ${creditsRemaining} remain.`, {
+    super('INSUFFICIENT_CREDITS', `This request needs ${creditsRequired} credit(s); ${creditsRemaining} remain.`, {
       creditsRequired,
       creditsRemaining,
     });
@@ -84,7 +140,6 @@ export class ForbiddenError extends AppError {
   constructor(required: string, actual: string) {
     super(
       'FORBIDDEN',
-      403,
       `This operation needs the '${required}' role (an API key's, or a member's in the console); this caller has '${actual}'.`,
       {
         requiredRole: required,
@@ -102,7 +157,6 @@ export class CsrfError extends AppError {
   constructor(reason: 'origin' | 'csrf_token') {
     super(
       'FORBIDDEN',
-      403,
       reason === 'origin'
         ? 'A console session may change things only from the console itself (this request came from another origin, or named none).'
         : 'This change needs the X-CSRF-Token header of the console session; reload the console and try again.',
@@ -114,25 +168,25 @@ export class CsrfError extends AppError {
 /** Refused by who the caller is rather than by a key role: a tasker outside tasks, a key on a session-only route. */
 export class NotAllowedError extends AppError {
   constructor(message: string, details?: ErrorDetails) {
-    super('FORBIDDEN', 403, message, details);
+    super('FORBIDDEN', message, details);
   }
 }
 
 export class NotFoundError extends AppError {
   constructor(resource: string, id?: string) {
-    super('NOT_FOUND', 404, id ? `No ${resource} with id '${id}'.` : `${resource} not found.`);
+    super('NOT_FOUND', id ? `No ${resource} with id '${id}'.` : `${resource} not found.`);
   }
 }
 
 export class ConflictError extends AppError {
   constructor(message: string, details?: ErrorDetails) {
-    super('CONFLICT', 409, message, details);
+    super('CONFLICT', message, details);
   }
 }
 
 export class InvalidTransitionError extends AppError {
   constructor(resource: string, from: string, to: string, allowed: readonly string[]) {
-    super('INVALID_TRANSITION', 409, `A ${resource} cannot move from '${from}' to '${to}'.`, {
+    super('INVALID_TRANSITION', `A ${resource} cannot move from '${from}' to '${to}'.`, {
       from,
       to,
       allowed: [...allowed],
@@ -142,13 +196,13 @@ export class InvalidTransitionError extends AppError {
 
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
-    super('PAYLOAD_TOO_LARGE', 413, `The request body is larger than ${limitBytes} bytes.`, { limitBytes });
+    super('PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes.`, { limitBytes });
   }
 }
 
 export class UnsupportedMediaTypeError extends AppError {
   constructor(received: string | undefined) {
-    super('UNSUPPORTED_MEDIA_TYPE', 415, 'Request bodies must be JSON (Content-Type: application/json).', {
+    super('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be JSON (Content-Type: application/json).', {
       contentType: received ?? null,
     });
   }
@@ -158,7 +212,7 @@ export type FieldIssue = { field: string; message: string; code?: string };
 
 export class ValidationError extends AppError {
   constructor(message: string, issues: FieldIssue[]) {
-    super('VALIDATION_FAILED', 422, message, { fields: issues });
+    super('VALIDATION_FAILED', message, { fields: issues });
   }
 }
 
@@ -174,12 +228,12 @@ export function invalidReferences(issues: FieldIssue[]): ValidationError {
 
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'A backing service is unavailable; the request was not completed and is safe to retry.') {
-    super('SERVICE_UNAVAILABLE', 503, message);
+    super('SERVICE_UNAVAILABLE', message);
   }
 }
 
 export class InternalError extends AppError {
   constructor() {
-    super('INTERNAL_ERROR', 500, 'An unexpected error occurred. Quote the X-Request-Id header to support.');
+    super('INTERNAL_ERROR', 'An unexpected error occurred. Quote the X-Request-Id header to support.');
   }
 }

@@ -9,15 +9,15 @@
 // - anything else answers at once.
 // Every photo answers with the thread's id (in `brand`), so a test sees which thread read it, and says
 // which thread it is, as the real thread does.
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
+import { procStat } from '../../src/lib/proc-stat.js';
 import { checkpoint, readUntilStopped } from '../../src/modules/recognition/engines/local/photo-stop.js';
 import type { ThreadTask, WarmUpTask } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 /** This thread's processor time so far (Linux, 100 ticks a second). */
 function ownCpuMs(): number {
-  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return procStat('thread-self')!.cpuMs;
 }
 
 const COSTLY_MS = 3000;

@@ -31,7 +31,7 @@ function processes(): { pid: number; ppid: number; pgid: number; cmd: string }[]
  * foreground job), the embedded database in `dataDir`, the test's Temporal server (the dev server
  * the stack would start uses fixed ports).
  */
-async function start(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
+async function launch(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -52,12 +52,19 @@ async function start(dataDir: string): Promise<{ launcher: ChildProcess; output:
   let text = '';
   launcher.stdout!.on('data', (d: Buffer) => (text += d.toString()));
   launcher.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+  return { launcher, output: () => text, port };
+}
+
+/** Launched, and up: the API answers. */
+async function start(dataDir: string): Promise<{ launcher: ChildProcess; output: () => string; port: number }> {
+  const started = await launch(dataDir);
   const deadline = Date.now() + 180_000;
-  while (!text.includes('[start] API on')) {
-    if (launcher.exitCode !== null || Date.now() > deadline) assert.fail(`the stack did not come up:\n${text}`);
+  while (!started.output().includes('[start] API on')) {
+    if (started.launcher.exitCode !== null || Date.now() > deadline)
+      assert.fail(`the stack did not come up:\n${started.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { launcher, output: () => text, port };
+  return started;
 }
 
 describe('npm start (scripts/start.ts)', () => {
@@ -125,4 +132,34 @@ describe('npm start (scripts/start.ts)', () => {
       );
     }
   });
+
+  it(
+    'as root, with a data folder the database user may not enter, says what to do and exits, with no stack trace',
+    {
+      skip: process.getuid?.() !== 0 && 'only root runs PostgreSQL as another user',
+    },
+    async () => {
+      // mkdtemp's 0700: root enters it, the `postgres` user PostgreSQL runs as does not.
+      const closed = mkdtempSync(join(tmpdir(), 'shelf-start-closed-'));
+      try {
+        const { launcher, output } = await launch(closed);
+        started.push(launcher);
+        const code = await new Promise<number | null>((r) => launcher.once('exit', (c) => r(c)));
+        const text = output();
+        assert.equal(code, 1, text);
+        assert.ok(text.includes(`may not enter ${closed}`), text);
+        assert.ok(text.includes(`chmod o+x ${closed}`), text);
+        assert.match(text, /DATA_DIR=/);
+        assert.match(text, /DATABASE_URL=/);
+        assert.doesNotMatch(text, /^\s+at /m, 'no stack trace');
+        assert.deepEqual(
+          processes().filter((p) => p.cmd.includes(closed)),
+          [],
+          'no process of the stack is left',
+        );
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
+    },
+  );
 });

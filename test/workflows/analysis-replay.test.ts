@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { analysisWorkflowInput } from '../../src/temporal/contracts/analysis.js';
 import { workflowBundle } from '../../workers/create-workers.js';
 
 const dir = resolve(import.meta.dirname, '../fixtures/histories');
@@ -30,4 +31,36 @@ describe('analysis workflow histories from earlier code replay on this code', ()
       await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, message, workflowId);
     });
   }
+});
+
+describe('batch workflow histories from earlier code replay on this code', () => {
+  it('replays batch-two-children (children started with a hand-built input, before analysisWorkflowInput())', async () => {
+    const { workflowId, history } = JSON.parse(readFileSync(`${dir}/batch-two-children.json`, 'utf8')) as {
+      workflowId: string;
+      history: {
+        events: {
+          startChildWorkflowExecutionInitiatedEventAttributes?: { input?: { payloads?: { data?: string }[] } };
+        }[];
+      };
+    };
+    // The children's inputs as recorded are what analysisWorkflowInput() builds, key for key: the
+    // same start commands, so the change needed no patch marker.
+    const inputs = history.events.flatMap((e) =>
+      (e.startChildWorkflowExecutionInitiatedEventAttributes?.input?.payloads ?? []).map((p) =>
+        Buffer.from(p.data!, 'base64').toString('utf8'),
+      ),
+    );
+    assert.equal(inputs.length, 2);
+    for (const recorded of inputs) {
+      const { analysisId, taskId, recognitionTaskQueue, heartbeatTimeoutMs } = JSON.parse(recorded);
+      const built = analysisWorkflowInput(
+        { id: analysisId, organisationId: 'org_x', imageUrl: 'https://example.com/x.png', taskId },
+        recognitionTaskQueue,
+        heartbeatTimeoutMs,
+      );
+      assert.equal(JSON.stringify(built), recorded);
+    }
+    const message = proto.temporal.api.history.v1.History.fromObject(history);
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, message, workflowId);
+  });
 });

@@ -24,18 +24,7 @@ import { ImageBlob } from './image-blob.entity.js';
 import { fetchImage, type ImageFetchOptions } from './image-fetcher.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
-
-export type PreparedImage = { totalRuns: number; width: number; height: number } | { alreadyFinal: true };
-
-export type AnalysisOutcome = {
-  analysisId: string;
-  status: 'completed' | 'failed';
-  productCount: number;
-  errorCode: string | null;
-  /** Events written by this call or an earlier attempt of it. */
-  eventIds: string[];
-  taskId: string | null;
-};
+import type { AnalysisOutcome, PreparedImage } from '../../temporal/contracts/analysis.js';
 
 /**
  * The dedupe key of an analysis' final event (and failure alert): one per run of it, so an operator's
@@ -72,42 +61,71 @@ export class AnalysisProcessingService {
     return this.em.findOneOrFail(Analysis, { id: analysisId });
   }
 
-  /** Fetches and checks the image, then parks the bytes in the database for the recognition passes. */
-  async prepareImage(analysisId: string, opts: ImageFetchOptions): Promise<PreparedImage> {
+  /**
+   * Fetches and checks the image, then parks the bytes in the database for the recognition passes.
+   * With `previewLater` the console's preview is left to storePreview, after the result: made here it
+   * cost a client 40–80 ms of every 1920–3840 px photo's time to result (decode, resize, encode).
+   */
+  async prepareImage(analysisId: string, opts: ImageFetchOptions & { previewLater?: boolean }): Promise<PreparedImage> {
     const analysis = await this.load(analysisId);
     if (analysis.status !== 'processing') return { alreadyFinal: true };
     const image = await fetchImage(analysis.imageUrl, opts);
-    const preview = await previewOf(image.bytes);
-    await sql(
-      this.em,
-      `with blob as (
-         insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
-         on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes
-       )
-       insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
-       values (?, ?, 'image/jpeg', ?, ?, ?, now())
-       on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`,
-      [
-        analysisId,
-        image.contentType,
-        image.width,
-        image.height,
-        image.bytes,
-        analysisId,
-        analysis.organisationId,
-        preview.info.width,
-        preview.info.height,
-        preview.data,
-      ],
-    );
+    const blob = [analysisId, image.contentType, image.width, image.height, image.bytes];
+    const storeBlob = `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
+         on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`;
+    if (opts.previewLater) await sql(this.em, storeBlob, blob);
+    else {
+      const preview = await previewOf(image.bytes);
+      await sql(
+        this.em,
+        `with blob as (${storeBlob})
+         insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
+         values (?, ?, 'image/jpeg', ?, ?, ?, now())
+         on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`,
+        [...blob, analysisId, analysis.organisationId, preview.info.width, preview.info.height, preview.data],
+      );
+    }
     return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
   }
 
-  /** Previews older than `days` deleted (the worker's housekeeping); the number deleted. */
+  /**
+   * The console's preview of a finished analysis, made from its stored photo, which is then deleted,
+   * in one statement: run again (a retried activity) it finds no photo and does nothing. A photo that
+   * no longer decodes (it did for recognition) gets no preview, and is deleted all the same.
+   */
+  async storePreview(analysisId: string): Promise<void> {
+    const [stored] = await sql<{ bytes: Buffer; organisation_id: string }>(
+      this.em,
+      `select b.bytes, a.organisation_id from image_blobs b join analyses a on a.id = b.analysis_id
+        where b.analysis_id = ? and a.status <> 'processing'`,
+      [analysisId],
+    );
+    if (!stored) return;
+    const preview = await previewOf(stored.bytes).catch(() => null);
+    await sql(
+      this.em,
+      preview
+        ? `with gone as (delete from image_blobs where analysis_id = ?)
+           insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
+           values (?, ?, 'image/jpeg', ?, ?, ?, now())
+           on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`
+        : `delete from image_blobs where analysis_id = ?`,
+      preview
+        ? [analysisId, analysisId, stored.organisation_id, preview.info.width, preview.info.height, preview.data]
+        : [analysisId],
+    );
+  }
+
+  /**
+   * Previews older than `days` deleted (the worker's housekeeping), and stored photos of finished
+   * analyses an hour old that storePreview never took (it gave up); the number of previews deleted.
+   */
   async purgePreviews(days: number): Promise<number> {
     const rows = await sql<{ n: number }>(
       this.em,
-      `with d as (delete from analysis_images where created_at < now() - make_interval(days => ?) returning 1)
+      `with d as (delete from analysis_images where created_at < now() - make_interval(days => ?) returning 1),
+            left_over as (delete from image_blobs b using analyses a
+                           where a.id = b.analysis_id and a.status <> 'processing' and b.created_at < now() - interval '1 hour')
        select count(*)::int as n from d`,
       [days],
     );
@@ -182,14 +200,24 @@ export class AnalysisProcessingService {
    * Merges the successful passes, matches the catalogue, writes products, counters, status and the
    * event in one transaction. The row lock and the status check make a repeat a no-op.
    */
-  async finalize(analysisId: string, failedPasses: { runIndex: number; message: string }[]): Promise<AnalysisOutcome> {
+  async finalize(
+    analysisId: string,
+    failedPasses: { runIndex: number; message: string }[],
+    { keepImage = false }: { keepImage?: boolean } = {},
+  ): Promise<AnalysisOutcome> {
     return this.em.transactional(async (em) => {
       const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
       const runs = await em.find(AnalysisRun, { analysisId, status: 'succeeded' }, { orderBy: { runIndex: 'asc' } });
       if (runs.length === 0) {
         const reason = failedPasses.map((f) => `pass ${f.runIndex + 1}: ${f.message}`).join('; ');
-        return this.failIn(em, analysis, 'RECOGNITION_FAILED', `Every recognition pass failed. ${reason}`.trim());
+        return this.failIn(
+          em,
+          analysis,
+          'RECOGNITION_FAILED',
+          `Every recognition pass failed. ${reason}`.trim(),
+          keepImage,
+        );
       }
       const merged = mergeRuns(runs.map((r) => r.products ?? []));
       const matcher = new CatalogueMatcher(await this.catalogue(analysis.organisationId, em));
@@ -228,21 +256,33 @@ export class AnalysisProcessingService {
           completedAt: analysis.completedAt.toISOString(),
         },
       });
-      await em.nativeDelete(ImageBlob, { analysisId });
+      // Kept for storePreview, which deletes it once the preview is made (after the result is out).
+      if (!keepImage) await em.nativeDelete(ImageBlob, { analysisId });
       return this.outcome(analysis, [event]);
     });
   }
 
   /** Ends the analysis as failed (image unusable), refunds its credit once, records the event. */
-  async fail(analysisId: string, code: string, message: string): Promise<AnalysisOutcome> {
+  async fail(
+    analysisId: string,
+    code: string,
+    message: string,
+    { keepImage = false }: { keepImage?: boolean } = {},
+  ): Promise<AnalysisOutcome> {
     return this.em.transactional(async (em) => {
       const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
-      return this.failIn(em, analysis, code, message);
+      return this.failIn(em, analysis, code, message, keepImage);
     });
   }
 
-  private async failIn(em: EntityManager, analysis: Analysis, code: string, reason: string): Promise<AnalysisOutcome> {
+  private async failIn(
+    em: EntityManager,
+    analysis: Analysis,
+    code: string,
+    reason: string,
+    keepImage = false,
+  ): Promise<AnalysisOutcome> {
     // The reason may quote a provider's or a model's words: kept storable, or failing would fail.
     const message = storableText(fitText(reason, 2000));
     const succeeded = await em.count(AnalysisRun, { analysisId: analysis.id, status: 'succeeded' });
@@ -289,7 +329,7 @@ export class AnalysisProcessingService {
         taskId: analysis.taskId ?? null,
       },
     });
-    await em.nativeDelete(ImageBlob, { analysisId: analysis.id });
+    if (!keepImage) await em.nativeDelete(ImageBlob, { analysisId: analysis.id });
     return this.outcome(analysis, [event]);
   }
 

@@ -4,6 +4,7 @@ import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 import { CHARGE_EACH } from '../credits/credit.service.js';
 import { idAt } from '../../lib/ids.js';
+import type { BatchMember } from '../../temporal/contracts/analysis.js';
 
 /** One submission's row for `chargeAndInsert`; the callback secret already sealed. */
 export type ChargedRow = {
@@ -41,16 +42,6 @@ c as (
          'analysis', r.id, 0, o.period_start, ?::timestamptz
     from r, u, o where r.ord <= u.k)
 select o.plan_credits as plan_before, o.payg_credits as payg_before, o.k::int as k, exists (select 1 from u) as charged from o`;
-
-/** What a batch workflow needs of each of its analyses to start it. */
-export type BatchMember = {
-  id: string;
-  organisationId: string;
-  imageUrl: string;
-  externalId: string | null;
-  placeId: string | null;
-  taskId: string | null;
-};
 
 export type AnalysisFilters = {
   status?: AnalysisStatus;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, idParams, listEnvelope } from '../../http/route.js';
 import { serializeProduct } from '../products/product.schemas.js';
-import { answerInCommit } from '../../http/limits.js';
+import { answerInCommit } from '../../http/idempotency.js';
 import type { AnalysisService, Submitted, SubmittedBatch } from './analysis.service.js';
 import type { AnalysisCommands } from './analysis-commands.js';
 import {

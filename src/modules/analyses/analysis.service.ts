@@ -326,7 +326,6 @@ export class AnalysisService {
     if (!(await this.repo.findInOrg(organisationId, id))) throw new NotFoundError('analysis', id);
     throw new AppError(
       'NOT_FOUND',
-      404,
       `No photo for analysis '${id}': it is still being fetched, could not be fetched (see its error), or its preview was removed after its retention period.`,
     );
   }

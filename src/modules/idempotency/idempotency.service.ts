@@ -31,11 +31,7 @@ export type AnswerInCommit<T> = {
 /** The refusal of a request whose claim lapsed while it ran: the request with the key now runs it. */
 export class IdempotencyLapsedError extends AppError {
   constructor() {
-    super(
-      'IDEMPOTENCY_IN_PROGRESS',
-      409,
-      'A request with this Idempotency-Key is still being processed; retry shortly.',
-    );
+    super('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
 }
 
@@ -91,7 +87,6 @@ export class IdempotencyService {
     if (existing.fingerprint !== print) {
       throw new AppError(
         'IDEMPOTENCY_KEY_REUSED',
-        422,
         'This Idempotency-Key was used with a different request (method, path or body).',
         { idempotencyKey: key },
       );
@@ -99,7 +94,6 @@ export class IdempotencyService {
     if (existing.state === 'running') {
       throw new AppError(
         'IDEMPOTENCY_IN_PROGRESS',
-        409,
         'A request with this Idempotency-Key is still being processed; retry shortly.',
         { idempotencyKey: key },
       );

@@ -3,10 +3,7 @@ import { sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import { CreditEntry } from '../credits/credit-entry.entity.js';
 import { periodEndAfter } from './plan-period.js';
-
-export type PlanPeriod = { periodStart: string; periodEnd: string };
-/** What a renewal found and did; `renewed: false` when the period had been renewed already (a retry). */
-export type PlanRenewal = PlanPeriod & { renewed: boolean; expired: number; granted: number };
+import type { PlanPeriod, PlanRenewal } from '../../temporal/contracts/plan-period.js';
 
 type OrgPeriodRow = {
   plan_credits: number;

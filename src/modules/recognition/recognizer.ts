@@ -1,4 +1,5 @@
 import type { CONFIDENCE_LEVELS, FIXTURE_TYPES, SHELF_POSITIONS, SHELF_SECTIONS } from '../products/product.entity.js';
+import type { ImageErrorCode } from '../../temporal/contracts/image-errors.js';
 
 /** What the recognizer may use to name what it sees: the organisation's catalogue. */
 export type CatalogueEntry = {
@@ -71,7 +72,7 @@ export class RecognitionRejectedError extends Error {
   /** `code`: the analysis' error code when the image itself is the reason (IMAGE_TOO_COMPLEX). */
   constructor(
     message: string,
-    readonly code?: 'IMAGE_TOO_COMPLEX',
+    readonly code?: Extract<ImageErrorCode, 'IMAGE_TOO_COMPLEX'>,
   ) {
     super(message);
     this.name = 'RecognitionRejectedError';

@@ -7,12 +7,19 @@ import {
 } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
-import { AppError, InvalidTransitionError, NotFoundError, ServiceUnavailableError } from '../../lib/errors.js';
+import {
+  AppError,
+  InvalidTransitionError,
+  NotFoundError,
+  ServiceUnavailableError,
+  isErrorCode,
+} from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import {
   TASK_WORKFLOW,
   changeTaskUpdate,
   taskDeletedSignal,
+  type TaskChange,
   type TaskWorkflow,
 } from '../../temporal/contracts/task.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
@@ -84,7 +91,7 @@ export class TaskCommands {
     try {
       // Bounded: with no worker running, Temporal holds an Update until one comes back.
       return await this.client.connection.withDeadline(deadline, () =>
-        handle.executeUpdate(changeTaskUpdate, { args: [{ ...change, actor }] }),
+        handle.executeUpdate(changeTaskUpdate, { args: [taskChange(change, actor)] }),
       );
     } catch (err) {
       const timedOut = err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof ServiceError;
@@ -130,13 +137,17 @@ function toAppError(err: unknown, id: string): unknown {
     if (cause.type === 'INVALID_TRANSITION')
       return new InvalidTransitionError('task', details.from ?? '?', details.to ?? '?', details.allowed ?? []);
     if (cause.type === 'NOT_FOUND') return new NotFoundError('task', id);
-    if (cause.type)
-      return new AppError(
-        cause.type,
-        cause.type === 'CONFLICT' ? 409 : 422,
-        cause.message,
-        cause.details?.[0] as Record<string, unknown>,
-      );
+    // Our own refusals, typed by the activity (task.activities.ts): the code keeps its status.
+    if (cause.type && isErrorCode(cause.type))
+      return new AppError(cause.type, cause.message, cause.details?.[0] as Record<string, unknown>);
   }
   return err;
+}
+
+/** The request body as the task workflow's update carries it into history (contracts/task.ts). */
+function taskChange(body: UpdateTaskInput, actor: string | null): TaskChange {
+  const { title, status, placeId, assignedTo, dueDate, notes, description, expectationIds, ...unmapped } = body;
+  // A field added to the body stops compiling here until the contract decides what becomes of it.
+  const _unmapped: Record<string, never> = unmapped;
+  return { title, status, placeId, assignedTo, dueDate, notes, description, expectationIds, actor };
 }

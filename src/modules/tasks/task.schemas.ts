@@ -3,6 +3,7 @@ import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { freeText, isoDate, singleLine } from '../../lib/validation.js';
 import { TASK_STATUSES } from './task-transitions.js';
 import type { Task } from './task.entity.js';
+import type { TaskView } from '../../temporal/contracts/task.js';
 
 const fields = {
   title: singleLine(z.string().trim().min(1).max(200)).meta({ example: 'Check chilled drinks, Holborn' }),
@@ -71,6 +72,8 @@ export const taskDetailSchema = taskSchema
   })
   .meta({ id: 'TaskDetail' });
 export type TaskDetail = z.infer<typeof taskDetailSchema>;
+// The API answers a change with what the task workflow's update answered (TaskView): one shape.
+const _sameShape: [TaskDetail, TaskView] extends [TaskView, TaskDetail] ? true : never = true;
 
 export function serializeTask(t: Task, placeName: string | null): TaskDetail {
   return {

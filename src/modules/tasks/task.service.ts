@@ -22,8 +22,8 @@ import type { ProjectService } from '../projects/project.service.js';
 import { complianceGrade, complianceScore } from './compliance.js';
 import { Task } from './task.entity.js';
 import { serializeTask, type CreateTaskInput, type TaskDetail, type UpdateTaskInput } from './task.schemas.js';
+import type { TaskChange, TaskChangeResult } from '../../temporal/contracts/task.js';
 
-export type TaskChangeResult = { task: TaskDetail; eventIds: string[]; dueDate: string | null };
 export type TaskPolicy = { lowComplianceGrade: 'A' | 'B' | 'C' | 'D'; priceMismatchShare: number };
 
 const GRADE_ORDER = ['F', 'D', 'C', 'B', 'A'];
@@ -159,7 +159,7 @@ export class TaskService {
    */
   async applyChange(
     taskId: string,
-    change: UpdateTaskInput & {
+    change: Omit<TaskChange, 'actor'> & {
       generationId?: string;
       complianceScore?: number | null;
       complianceGrade?: string | null;

@@ -10,17 +10,13 @@ import { outboundRequest } from '../../lib/outbound/http-client.js';
 import type { AlertService } from '../alerts/alert.service.js';
 import { Delivery } from './delivery.entity.js';
 import { signatureHeader } from './signature.js';
+import type { AttemptOutcome } from '../../temporal/contracts/delivery.js';
 import { metrics, statusClass } from '../../lib/metrics.js';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 const EXCERPT_BYTES = 2048;
 
 export type DeliveryRef = { id: string; organisationId: string; webhookId: string | null; eventType: string };
-
-export type AttemptOutcome =
-  | { outcome: 'succeeded'; attempt: number; status: number }
-  | { outcome: 'retry'; attempt: number; status: number | null; retryAfterMs: number | null }
-  | { outcome: 'gone' | 'abandoned'; attempt: number; status: number | null };
 
 export type DeliveryOptions = { timeoutMs: number; allowPrivate: boolean; disableAfterMs: number };
 

@@ -1,12 +1,11 @@
 // The analysis and batch workflows' contract: what callers start and query, what the workflows may
 // call. Workflows import this (and nothing else of the app); activities implement it; clients start
-// by the type name with these types. Types only from the domain, so nothing here pulls in services.
+// by the type name with these types. The types are the contract's own (services import them from
+// here), so nothing here pulls in a service, a repository, a schema or an entity (eslint.config.js).
 import type { SearchAttributePair } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 import { imageHostOf } from '../../lib/image-host.js';
 import { SA } from './search-attributes.js';
-import type { AnalysisOutcome, PreparedImage } from '../../modules/analyses/analysis-processing.service.js';
-import type { BatchMember } from '../../modules/analyses/analysis.repository.js';
 import type { BatchStatus } from '../../modules/analyses/batch-status.js';
 
 export const ANALYSIS_WORKFLOW = 'analysisWorkflow';
@@ -40,7 +39,31 @@ export type BatchProgress = { status: BatchStatus; total: number; completed: num
 export type BatchWorkflow = (input: BatchWorkflowInput) => Promise<BatchProgress>;
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 
-export type { AnalysisOutcome, BatchMember, BatchStatus, PreparedImage };
+export type { BatchStatus };
+
+/** The fetch step's answer: the passes to run on the stored image, or that the analysis is final already. */
+export type PreparedImage = { totalRuns: number; width: number; height: number } | { alreadyFinal: true };
+
+/** How an analysis ended, as finalizing or failing it answers (again on a retry). */
+export type AnalysisOutcome = {
+  analysisId: string;
+  status: 'completed' | 'failed';
+  productCount: number;
+  errorCode: string | null;
+  /** Events written by this call or an earlier attempt of it. */
+  eventIds: string[];
+  taskId: string | null;
+};
+
+/** What a batch workflow needs of each of its analyses to start it. */
+export type BatchMember = {
+  id: string;
+  organisationId: string;
+  imageUrl: string;
+  externalId: string | null;
+  placeId: string | null;
+  taskId: string | null;
+};
 
 type AnalysisRef = {
   id: string;
@@ -77,20 +100,38 @@ export function analysisWorkflowIdentity(
 export type FailedPass = { runIndex: number; message: string };
 
 export interface AnalysisActivities {
-  /** Fetches and stores the image once; `alreadyFinal` when a retry finds the analysis finished. */
-  fetchImage(input: { analysisId: string }): Promise<PreparedImage>;
+  /**
+   * Fetches and stores the image once; `alreadyFinal` when a retry finds the analysis finished.
+   * `previewLater`: the console's preview is made by storePreview after the result, not here.
+   */
+  fetchImage(input: { analysisId: string; previewLater?: boolean }): Promise<PreparedImage>;
   /** One recognition pass (on the recognition task queue), heartbeating while it runs. */
   recognizeImage(input: { analysisId: string; runIndex: number }): Promise<{ productCount: number }>;
-  finalizeAnalysis(input: { analysisId: string; failedPasses: FailedPass[] }): Promise<AnalysisOutcome>;
-  failAnalysis(input: { analysisId: string; code: string; message: string }): Promise<AnalysisOutcome>;
+  /** `keepImage`: the stored photo is left for storePreview, which deletes it. */
+  finalizeAnalysis(input: {
+    analysisId: string;
+    failedPasses: FailedPass[];
+    keepImage?: boolean;
+  }): Promise<AnalysisOutcome>;
+  failAnalysis(input: {
+    analysisId: string;
+    code: string;
+    message: string;
+    keepImage?: boolean;
+  }): Promise<AnalysisOutcome>;
+  /** The console's preview made from the stored photo, which is then deleted; nothing if there is none. */
+  storePreview(input: { analysisId: string }): Promise<void>;
   listBatchAnalyses(input: { batchId: string }): Promise<BatchMember[]>;
 }
 
-/** An analysis workflow's input as the API (and its relay) start it. */
+/**
+ * An analysis workflow's input as the API (and its relay) start it, and a batch its children.
+ * `heartbeatTimeoutMs` is absent for a batch started before it existed (the child then takes 20 s).
+ */
 export function analysisWorkflowInput(
   a: AnalysisRef,
   recognitionTaskQueue: string,
-  heartbeatTimeoutMs: number,
+  heartbeatTimeoutMs: number | undefined,
 ): AnalysisWorkflowInput {
   return { analysisId: a.id, recognitionTaskQueue, taskId: a.taskId ?? null, heartbeatTimeoutMs };
 }

@@ -1,6 +1,5 @@
 // The webhook delivery workflow's contract (see analysis.ts for how contracts are used).
 import { defineQuery } from '@temporalio/workflow';
-import type { AttemptOutcome } from '../../modules/webhooks/delivery.service.js';
 
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 
@@ -14,7 +13,11 @@ export type DeliveryProgress = {
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<DeliveryProgress>;
 export const deliveryProgressQuery = defineQuery<DeliveryProgress>('deliveryProgress');
 
-export type { AttemptOutcome };
+/** One attempt's result: the workflow waits and tries again only on `retry`. */
+export type AttemptOutcome =
+  | { outcome: 'succeeded'; attempt: number; status: number }
+  | { outcome: 'retry'; attempt: number; status: number | null; retryAfterMs: number | null }
+  | { outcome: 'gone' | 'abandoned'; attempt: number; status: number | null };
 
 export interface DeliveryActivities {
   /** One signed POST and its recorded attempt; receiver failures are outcomes, not exceptions. */

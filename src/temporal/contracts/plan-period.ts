@@ -1,6 +1,5 @@
 // The plan-period workflow's contract (see analysis.ts for how contracts are used).
 import type { ActivityOptions } from '@temporalio/common';
-import type { PlanPeriod, PlanRenewal } from '../../modules/organisations/plan-period.service.js';
 import { DATABASE_REFUSED } from './durable-steps.js';
 
 export const PLAN_PERIOD_WORKFLOW = 'planPeriodWorkflow';
@@ -16,6 +15,10 @@ export function planPeriodWorkflowId(organisationId: string): string {
  */
 export type PlanPeriodInput = { organisationId: string; periodEnd?: string };
 export type PlanPeriodWorkflow = (input: PlanPeriodInput) => Promise<void>;
+
+export type PlanPeriod = { periodStart: string; periodEnd: string };
+/** What a renewal found and did; `renewed: false` when the period had been renewed already (a retry). */
+export type PlanRenewal = PlanPeriod & { renewed: boolean; expired: number; granted: number };
 
 export interface PlanPeriodActivities {
   /** The organisation's current period; null if it no longer exists. */

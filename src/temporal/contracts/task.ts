@@ -2,8 +2,6 @@
 // themselves are domain (modules/tasks/task-transitions.ts), shared by the service and the workflow.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TaskStatus } from '../../modules/tasks/task-transitions.js';
-import type { TaskDetail, UpdateTaskInput } from '../../modules/tasks/task.schemas.js';
-import type { TaskChangeResult } from '../../modules/tasks/task.service.js';
 
 export const TASK_WORKFLOW = 'taskWorkflow';
 
@@ -24,9 +22,47 @@ export type TaskState = {
 };
 export type TaskWorkflow = (input: TaskWorkflowInput) => Promise<TaskState>;
 
-export type TaskView = TaskDetail;
-export type TaskChange = UpdateTaskInput & { actor?: string | null };
-export type { TaskChangeResult };
+/** A task as the update answers it (the API's TaskDetail has this shape: task.schemas.ts checks it). */
+export type TaskView = {
+  id: string;
+  title: string;
+  status: TaskStatus;
+  createdAt: string;
+  updatedAt: string;
+  placeId: string | null;
+  placeName: string | null;
+  assignedTo: string | null;
+  dueDate: string | null;
+  complianceScore: number | null;
+  projectId: string | null;
+  notes: string | null;
+  description: string | null;
+  complianceGrade: 'A' | 'B' | 'C' | 'D' | 'F' | null;
+  generationId: string | null;
+  expectationIds: string[];
+  completedAt: string | null;
+  completedBy: string | null;
+};
+
+/**
+ * A change as the task workflow's update carries it, kept in its history: a type of its own, not the
+ * API's request body, so a change to that body is a decision here (task-commands.ts maps one onto
+ * the other) and never silently a change to what stored histories hold. `actor`: who asked.
+ */
+export type TaskChange = {
+  title?: string;
+  status?: TaskStatus;
+  placeId?: string | null;
+  assignedTo?: string | null;
+  dueDate?: string | null;
+  notes?: string | null;
+  description?: string | null;
+  expectationIds?: string[];
+  actor?: string | null;
+};
+
+/** An applied change: the task after it, the events it wrote, and its due date (the overdue timer's). */
+export type TaskChangeResult = { task: TaskView; eventIds: string[]; dueDate: string | null };
 
 /** Status and field changes: validated against the workflow's state, applied by an activity, answered with the task. */
 export const changeTaskUpdate = defineUpdate<TaskView, [TaskChange]>('changeTask');

@@ -82,10 +82,17 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
       analysis.products.map((p: { box: unknown }) => p.box),
       [{ x: 0.1, y: 0.2, width: 0.3, height: 0.4 }, { x: 0.9, y: 0.9, width: 0.1, height: 0.1 }, null],
     );
-    const image = await fetch(`${api.baseUrl}/api/v1/analyses/${analysis.id}/image`, {
-      headers: { authorization: `Bearer ${org.keys.read}` },
-    });
-    assert.equal(image.status, 200);
+    // The preview is made once the result is out (the next test): it appears just after the status.
+    const image = await waitFor(
+      'the preview',
+      async () => {
+        const res = await fetch(`${api.baseUrl}/api/v1/analyses/${analysis.id}/image`, {
+          headers: { authorization: `Bearer ${org.keys.read}` },
+        });
+        return res.status === 200 ? res : (await res.arrayBuffer(), false);
+      },
+      30_000,
+    );
     assert.equal(image.headers.get('content-type'), 'image/jpeg');
     assert.match(image.headers.get('cache-control') ?? '', /^private/);
     const meta = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
@@ -98,6 +105,30 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     const theirs = await api.request('GET', `/analyses/${analysis.id}/image`, { key: other.keys.read });
     assert.equal(theirs.status, 404);
     assert.equal(theirs.body.error.code, 'NOT_FOUND');
+  });
+
+  it('makes the preview after the result is out, not in the fetch a client waits on, and then lets the photo go', async () => {
+    // An organisation of its own: the usage test below counts the shared one's submissions.
+    const own = await createTestOrg(api.runtime, { credits: 2 });
+    const submitted = await api.request('POST', '/analyses', {
+      key: own.keys.write,
+      body: { imageUrl: host.url('/shelf.jpg'), externalId: 'preview-after' },
+    });
+    const id = submitted.body.data.id as string;
+    // The workflow's end: the preview step is its last.
+    await api.runtime.temporal.client.workflow.getHandle(id).result();
+    const em = api.runtime.orm.em.fork();
+    const [row] = await sql<{ after: boolean }>(
+      em,
+      `select i.created_at >= a.completed_at as after from analysis_images i join analyses a on a.id = i.analysis_id
+        where a.id = ?`,
+      [id],
+    );
+    assert.equal(row?.after, true, 'the preview was made after the analysis completed');
+    const [blobs] = await sql<{ n: number }>(em, `select count(*)::int as n from image_blobs where analysis_id = ?`, [
+      id,
+    ]);
+    assert.equal(blobs!.n, 0);
   });
 
   it('an analysis whose photo could not be fetched has no preview: 404 saying why', async () => {

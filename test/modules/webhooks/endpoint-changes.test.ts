@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { verifyWebhookSignature } from '../../../src/modules/webhooks/signature.js';
+import { verifyWebhookSignature } from '../../../clients/typescript/src/webhooks.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { startReceiver } from '../../helpers/receiver.js';

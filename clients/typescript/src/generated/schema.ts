@@ -1562,8 +1562,12 @@ export interface components {
         };
         Error: {
             error: {
-                /** @example VALIDATION_FAILED */
-                code: string;
+                /**
+                 * @description What went wrong, as a program reads it. Each operation's responses list the codes it answers with; a request no operation receives is answered with one of these: MALFORMED_REQUEST: the request is not valid HTTP/1.1. (HTTP 400) METHOD_NOT_ALLOWED: the path does not support that method. (HTTP 405) REQUEST_HEADERS_TOO_LARGE: the request line and headers exceed 16 KiB. (HTTP 431)
+                 * @example VALIDATION_FAILED
+                 * @enum {string}
+                 */
+                code: "MALFORMED_REQUEST" | "AUTH_REQUIRED" | "INVALID_API_KEY" | "INVALID_CREDENTIALS" | "INVALID_LINK" | "INSUFFICIENT_CREDITS" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "INVALID_TRANSITION" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "REQUEST_HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 /** @example Invalid body: imageUrl: Must be an absolute http(s) URL. */
                 message: string;
                 details?: {
@@ -2295,7 +2299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2313,7 +2317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2322,7 +2326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2331,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,7 +2390,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,6 +2401,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2422,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2431,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,7 +2512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,7 +2530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2526,7 +2539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,7 +2548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,7 +2603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,6 +2614,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2626,7 +2648,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2635,7 +2657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2644,7 +2666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2695,7 +2717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2722,7 +2744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,7 +2753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2740,7 +2762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2791,7 +2813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2818,7 +2840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2827,7 +2849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2836,7 +2858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2894,7 +2916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2921,6 +2943,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -2939,7 +2970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2948,7 +2979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2957,7 +2988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3017,7 +3048,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3035,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3044,7 +3075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3053,7 +3084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3108,7 +3139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3153,7 +3184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +3193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3171,7 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +3257,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3237,6 +3268,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3262,7 +3302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3271,7 +3311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3280,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,7 +3371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3358,7 +3398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3367,7 +3407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3376,7 +3416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3427,7 +3467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3454,7 +3494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3463,7 +3503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3530,7 +3570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3584,7 +3624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3593,7 +3633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3602,7 +3642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3663,7 +3703,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,7 +3721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3690,7 +3730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3754,7 +3794,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3763,7 +3803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining. */
+            /** @description INSUFFICIENT_CREDITS: not enough credits; details: creditsRequired, creditsRemaining. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3774,6 +3814,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3799,7 +3848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3808,7 +3857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3817,7 +3866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3872,7 +3921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3881,7 +3930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INSUFFICIENT_CREDITS; details: creditsRequired, creditsRemaining. */
+            /** @description INSUFFICIENT_CREDITS: not enough credits; details: creditsRequired, creditsRemaining. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3892,6 +3941,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3917,7 +3975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,7 +3984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +3993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3985,7 +4043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4012,7 +4070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4021,7 +4079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4030,7 +4088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,7 +4139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4108,7 +4166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,7 +4175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4175,7 +4233,7 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4202,7 +4260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4211,7 +4269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4220,7 +4278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4279,7 +4337,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4297,7 +4355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4306,7 +4364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4315,7 +4373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4369,7 +4427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4387,7 +4445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4396,7 +4454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4405,7 +4463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4460,7 +4518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4471,6 +4529,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4496,7 +4563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4505,7 +4572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4514,7 +4581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4565,7 +4632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4592,7 +4659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4601,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4610,7 +4677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4661,7 +4728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4688,7 +4755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4697,7 +4764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4706,7 +4773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4764,7 +4831,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4791,6 +4858,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -4809,7 +4885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4818,7 +4894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4827,7 +4903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,7 +4957,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,7 +4984,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4917,7 +5002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4926,7 +5011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4980,7 +5065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5007,7 +5092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5016,7 +5101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5025,7 +5110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5034,7 +5119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5094,7 +5179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5121,7 +5206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5130,7 +5215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5139,7 +5224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5193,7 +5278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5220,7 +5305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5229,7 +5314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +5323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,7 +5332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5299,7 +5384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5326,7 +5411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5335,7 +5420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5344,7 +5429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5398,7 +5483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5425,7 +5510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5434,7 +5519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5443,7 +5528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5452,7 +5537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5510,7 +5595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5537,7 +5622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5546,7 +5631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5601,7 +5686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5612,6 +5697,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5637,7 +5731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5646,7 +5740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5655,7 +5749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5706,7 +5800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5733,7 +5827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5742,7 +5836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5751,7 +5845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5802,7 +5896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5829,7 +5923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5838,7 +5932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5847,7 +5941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5905,7 +5999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5932,7 +6026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description INVALID_TRANSITION: the status cannot move there; details: from, to, allowed. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5959,7 +6053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5968,7 +6062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5977,7 +6071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6035,7 +6129,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6053,7 +6147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6062,7 +6156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6071,7 +6165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6122,7 +6216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6149,7 +6243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6158,7 +6252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6167,7 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6225,7 +6319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6252,6 +6346,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -6270,7 +6373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6279,7 +6382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6288,7 +6391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6346,7 +6449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6364,7 +6467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6373,7 +6476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6382,7 +6485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6437,7 +6540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6448,6 +6551,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6473,7 +6585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6482,7 +6594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6491,7 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6542,7 +6654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6569,7 +6681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6578,7 +6690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6587,7 +6699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6638,7 +6750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6665,7 +6777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6674,7 +6786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6683,7 +6795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6741,7 +6853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6768,6 +6880,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
             413: {
                 headers: {
@@ -6786,7 +6907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6795,7 +6916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6804,7 +6925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6862,7 +6983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6880,7 +7001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6889,7 +7010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6898,7 +7019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6953,7 +7074,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6964,6 +7085,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6989,7 +7119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +7128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7007,7 +7137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7058,7 +7188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7085,7 +7215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7094,7 +7224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7103,7 +7233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7154,7 +7284,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7181,7 +7311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7190,7 +7320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7199,7 +7329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7257,7 +7387,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7284,7 +7414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. INVALID_TRANSITION: the status cannot move there; details: from, to, allowed. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7311,7 +7441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7320,7 +7450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,7 +7459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7389,7 +7519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7407,7 +7537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7416,7 +7546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7425,7 +7555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7478,7 +7608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7496,7 +7626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7505,7 +7635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7514,7 +7644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7571,7 +7701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7589,7 +7719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7598,7 +7728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7607,7 +7737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7662,7 +7792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7680,7 +7810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7707,7 +7837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7716,7 +7846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7725,7 +7855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7779,7 +7909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7797,7 +7927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7806,7 +7936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7815,7 +7945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7868,7 +7998,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7895,7 +8025,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7904,7 +8043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7913,7 +8052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7966,7 +8105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7993,7 +8132,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8002,7 +8150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8011,7 +8159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8061,7 +8209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8088,7 +8236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8097,7 +8245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8106,7 +8254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8115,7 +8263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8172,7 +8320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8199,7 +8347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8226,7 +8374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8235,7 +8383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8244,7 +8392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8292,7 +8440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8310,7 +8458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8319,7 +8467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8370,7 +8518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8388,7 +8536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8397,7 +8545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8406,7 +8554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8460,7 +8608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8478,7 +8626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8487,7 +8635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8496,7 +8644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8551,7 +8699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8569,7 +8717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8596,7 +8744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8605,7 +8753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8614,7 +8762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8672,7 +8820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8699,7 +8847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8726,7 +8874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8735,7 +8883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8744,7 +8892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8795,7 +8943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8822,7 +8970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8831,7 +8979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8840,7 +8988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8886,7 +9034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            /** @description INVALID_CREDENTIALS: sign-in with no member of that e-mail address and password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8904,7 +9052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8931,7 +9079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8940,7 +9088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8949,7 +9097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8997,7 +9145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9015,7 +9163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9024,7 +9172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9073,7 +9221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9091,7 +9239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9100,7 +9248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9151,7 +9299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9169,7 +9317,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9178,7 +9344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9229,7 +9395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9247,7 +9413,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9256,7 +9440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9311,7 +9495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description AUTH_REQUIRED (no or malformed Authorization header and no console session, or the session ended) or INVALID_API_KEY (unknown or revoked key). */
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9322,6 +9506,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9347,7 +9540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9356,7 +9549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9365,7 +9558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9411,7 +9604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            /** @description INVALID_LINK: the link is unknown, used, replaced or expired. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9447,7 +9640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9456,7 +9649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9465,7 +9658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9511,7 +9704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_CREDENTIALS (sign-in: no member with that e-mail address and password) or INVALID_LINK. */
+            /** @description INVALID_LINK: the link is unknown, used, replaced or expired. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9538,7 +9731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT, INVALID_TRANSITION or IDEMPOTENCY_IN_PROGRESS. */
+            /** @description CONFLICT: the request contradicts the current state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9565,7 +9758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VALIDATION_FAILED (details.fields names each field) or IDEMPOTENCY_KEY_REUSED. */
+            /** @description VALIDATION_FAILED: details.fields names each field. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9574,7 +9767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; Retry-After header; details: retryAfter, limit, window. */
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9583,7 +9776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL_ERROR; quote X-Request-Id to support. */
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
             500: {
                 headers: {
                     [name: string]: unknown;

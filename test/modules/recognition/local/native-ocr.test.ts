@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { PSM } from 'tesseract.js';
+import { procStat } from '../../../../src/lib/proc-stat.js';
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { readLabels } from '../../../../src/modules/recognition/engines/local/label-reader.js';
 import { NativeOcr } from '../../../../src/modules/recognition/engines/local/native-ocr.js';
@@ -33,18 +34,13 @@ function pricesRead(name: string, texts: string[]): number {
 
 /** The nice value of a process, from /proc (field 19 of its stat). */
 function niceOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  return procStat(pid)!.nice;
 }
 
 /** A process that has ended and waits for its parent to collect it (state Z in /proc). */
 function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
+  const stat = procStat(pid);
+  return stat === null || stat.state === 'Z';
 }
 
 /** Runs a snippet in a fresh process (the engine's resolution is per process), with `env` added. */

@@ -5,6 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { childProcesses } from '../../../../scripts/lib/child-processes.js';
+import { procStat } from '../../../../src/lib/proc-stat.js';
 import {
   PooledLocalRecognizer,
   RecognitionPool,
@@ -23,8 +24,7 @@ const THREADS = 2;
 
 /** CPU milliseconds the process's main thread (its tid is the pid) has used, from /proc. */
 function mainThreadCpuMs(): number {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return procStat(`self/task/${process.pid}`)!.cpuMs;
 }
 
 // npm test: alone (it measures its own main thread's CPU time against the photos' CPU time).

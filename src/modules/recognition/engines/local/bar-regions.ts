@@ -55,29 +55,39 @@ export function barRegions(
 
 /**
  * Bars run the symbol's full height: the brightness profile across its upper quarter matches the
- * one across its lower quarter. Letters with upright strokes ("ml", "11") do not.
+ * one across its lower quarter. Letters with upright strokes ("ml", "11") do not. In a photo taken
+ * a little askew (a few degrees) bars lean, and half the symbol's height apart the two profiles are
+ * a module or more out of step: they are compared at the best of the shifts such a lean gives
+ * (up to a sixth of the symbol's height either way, about 10 degrees).
  */
 function sameAllTheWayDown(grey: Uint8Array, width: number, x0: number, x1: number, y0: number, y1: number): boolean {
-  const profile = (y: number) => {
-    const out = new Float64Array(x1 - x0);
-    for (let dy = -1; dy <= 1; dy++) for (let x = x0; x < x1; x++) out[x - x0]! += grey[(y + dy) * width + x]!;
+  const lean = Math.min(Math.ceil((y1 - y0) / 6), Math.floor((x1 - x0) / 4));
+  const n = x1 - x0 - 2 * lean;
+  if (n < 8) return false;
+  const profile = (y: number, from: number) => {
+    const out = new Float64Array(n);
+    for (let dy = -1; dy <= 1; dy++) for (let x = 0; x < n; x++) out[x]! += grey[(y + dy) * width + from + x]!;
     return out;
   };
-  const a = profile(Math.round(y0 + (y1 - y0) * 0.25));
-  const b = profile(Math.round(y0 + (y1 - y0) * 0.75));
+  const a = profile(Math.round(y0 + (y1 - y0) * 0.25), x0 + lean);
   const mean = (v: Float64Array) => v.reduce((s, x) => s + x, 0) / v.length;
-  const ma = mean(a),
-    mb = mean(b);
-  let ab = 0,
-    aa = 0,
-    bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += (a[i]! - ma) * (b[i]! - mb);
-    aa += (a[i]! - ma) ** 2;
-    bb += (b[i]! - mb) ** 2;
+  const ma = mean(a);
+  let best = -1;
+  for (let shift = -lean; shift <= lean; shift++) {
+    const b = profile(Math.round(y0 + (y1 - y0) * 0.75), x0 + lean + shift);
+    const mb = mean(b);
+    let ab = 0,
+      aa = 0,
+      bb = 0;
+    for (let i = 0; i < n; i++) {
+      ab += (a[i]! - ma) * (b[i]! - mb);
+      aa += (a[i]! - ma) ** 2;
+      bb += (b[i]! - mb) ** 2;
+    }
+    best = Math.max(best, ab / Math.sqrt(aa * bb || 1));
   }
   // And dense: a symbol crosses its mean brightness dozens of times, a price's digits a few.
   let crossings = 0;
-  for (let i = 1; i < a.length; i++) if (a[i - 1]! < ma !== a[i]! < ma) crossings++;
-  return ab / Math.sqrt(aa * bb || 1) > 0.7 && crossings >= Math.max(12, a.length / 10);
+  for (let i = 1; i < n; i++) if (a[i - 1]! < ma !== a[i]! < ma) crossings++;
+  return best > 0.7 && crossings >= Math.max(12, n / 10);
 }

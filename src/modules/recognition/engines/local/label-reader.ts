@@ -101,20 +101,23 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
 /** White space between labels in the sheet: more than a line gap, so no text line spans two labels. */
 const GAP = 24;
 
+type Word = Awaited<ReturnType<OcrPool['words']>>[number];
+
+/** A word tesseract is sure of: three letters or digits or more, read with confidence. */
+const sure = (w: Word) => w.confidence >= 80 && (w.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= 3;
+
 /**
- * Reads labels: each crop enlarged to the view's height, contrast-stretched and its barcode
- * blanked (found, not decoded, here), then all of them stacked on one white sheet and OCR'd in a
- * single pass. One pass, not one per label: each call to tesseract costs a fixed 20 ms or so
- * before it reads anything. Words are handed back to the label whose strip they lie in.
+ * One sheet: the crops stacked on white and OCR'd in a single pass, each word handed back to the
+ * crop whose strip it lies in.
+ *
+ * Tesseract lays out a sheet as one block, and a few crops that are not labels (a pack's window with
+ * a cut-off line of light print along its edge) can throw that layout for the whole sheet: a sheet of
+ * 19 crops, four of them labels whose print reads cleanly alone, gave no sure word at all. So a
+ * sheet of several crops with no sure word on it is read again, once, as two halves (a blank sheet
+ * that is blank indeed costs two more calls; on sheets that read, nothing).
  */
-export async function readLabels(
-  ocr: OcrPool,
-  grey: GreyImage,
-  boxes: Box[],
-  view: LabelView = FIRST_LOOK,
-): Promise<LabelReading[]> {
-  const prepared = await Promise.all(boxes.map((box) => prepare(grey, box, view)));
-  const placed = prepared.filter((p): p is Prepared => p !== null);
+async function readSheet(ocr: OcrPool, placed: Prepared[], split = true): Promise<Word[][]> {
+  if (placed.length === 0) return [];
   const sheetWidth = Math.max(1, ...placed.map((p) => p.width)) + 2 * GAP;
   const tops: number[] = [];
   let y = GAP;
@@ -128,18 +131,58 @@ export async function readLabels(
       p.pixels.copy(sheet, (tops[i]! + row) * sheetWidth + GAP, row * p.width, (row + 1) * p.width);
   });
   checkpoint();
-  const words = placed.length ? await ocr.words(pgm(sheet, sheetWidth, y), PSM.SINGLE_BLOCK) : [];
-  const texts = placed.map(() => [] as typeof words);
+  const words = await ocr.words(pgm(sheet, sheetWidth, y), PSM.SINGLE_BLOCK);
+  if (split && placed.length >= SPLIT_AT && !words.some(sure)) {
+    const half = Math.ceil(placed.length / 2);
+    return [
+      ...(await readSheet(ocr, placed.slice(0, half), false)),
+      ...(await readSheet(ocr, placed.slice(half), false)),
+    ];
+  }
+  const texts = placed.map(() => [] as Word[]);
   for (const w of words) {
     const mid = (w.bbox.y0 + w.bbox.y1) / 2;
     const i = tops.findIndex((t, k) => mid >= t && mid < t + placed[k]!.height);
     if (i >= 0) texts[i]!.push(w);
   }
-  const byBox = new Map(
-    placed.map((p, i) => [
-      p.box,
-      { text: texts[i]!.map((w) => w.text).join(' '), barcodes: p.barcodes, smallBarcodes: p.smallBarcodes },
-    ]),
-  );
-  return boxes.map((box) => ({ box, ...(byBox.get(box) ?? { text: '', barcodes: [], smallBarcodes: [] }) }));
+  return texts;
+}
+
+/** The fewest crops on a sheet that is read again in halves when it shows no sure word. */
+const SPLIT_AT = 4;
+
+/**
+ * Reads labels: each crop enlarged to the view's height, contrast-stretched and its barcode
+ * blanked (found, not decoded, here), then stacked on white sheets and OCR'd a sheet at a time.
+ * A sheet, not a call per label: each call to tesseract costs a fixed 20 ms or so before it reads
+ * anything. `sheets` cuts the boxes into separate sheets (at those indices): crops from different
+ * finders (paper, print) are read apart, so one finder's misfits cannot spoil the other's reading.
+ */
+export async function readLabels(
+  ocr: OcrPool,
+  grey: GreyImage,
+  boxes: Box[],
+  view: LabelView = FIRST_LOOK,
+  sheets: number[] = [],
+): Promise<LabelReading[]> {
+  const prepared = await Promise.all(boxes.map((box) => prepare(grey, box, view)));
+  const cuts = [0, ...sheets.filter((c) => c > 0 && c < boxes.length), boxes.length];
+  const texts: (Word[] | undefined)[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    const part = prepared.slice(cuts[k], cuts[k + 1]);
+    const placed = part.filter((p): p is Prepared => p !== null);
+    const read = await readSheet(ocr, placed);
+    let n = 0;
+    for (const p of part) texts.push(p ? read[n++] : undefined);
+  }
+  return boxes.map((box, i) => {
+    const p = prepared[i];
+    if (!p) return { box, text: '', barcodes: [], smallBarcodes: [] };
+    return {
+      box,
+      text: (texts[i] ?? []).map((w) => w.text).join(' '),
+      barcodes: p.barcodes,
+      smallBarcodes: p.smallBarcodes,
+    };
+  });
 }

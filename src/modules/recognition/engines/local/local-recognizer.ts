@@ -6,12 +6,12 @@ import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
 import type { PaddleOcr } from './paddle/paddle-ocr.js';
-import { readTagPriceInBox } from './paddle/paddle-tag-prices.js';
+import { readLabelInBox } from './paddle/paddle-tag-prices.js';
 import { findTextLabels } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
-import { CLOSE_LOOK, readLabels, type LabelReading } from './label-reader.js';
+import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
@@ -50,6 +50,12 @@ function shelfAbove(label: Box, labels: { box: Box }[]): number | null {
 }
 
 /** How much of a label's offer a reading got: both prices beat one, one beats none. */
+/**
+ * The learned recognizer's look at a label: its crop scaled to this many pixels across. A shelf label
+ * is three or more times wider than tall, so its price is still ~40 px tall at 320, and detection
+ * costs half of 480's (the real tags' size), which read no more on the tuning sets.
+ */
+const LEARNED_LOOK_SIDE = 320;
 const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
 
 /** What is left of a label's text once its prices and offer words are taken out: the product's name. */
@@ -60,6 +66,7 @@ const nameOf = (text: string) =>
     .trim();
 
 /** The box's middle lies inside the label (with a quarter of its height to spare). */
+const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
 const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
 
 /** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
@@ -217,11 +224,11 @@ export class LocalRecognizer implements Recognizer {
           (this.bestEntry(label, entries)?.score ?? 0) < 0.5 &&
           // A symbol's patch: bars seen on it, or a symbol's shape (wide, and short beside the photo;
           // tilted bars may not be seen as bars). Larger blank paper is bare wall or a pack.
-          (read.readings[i]!.barcodes.length + read.readings[i]!.smallBarcodes.length > 0 ||
-            (w(label.box) >= 2 * h(label.box) && h(label.box) <= photo.height * 0.08)),
+          (hasBars(read.readings[i]!) || (w(label.box) >= 2 * h(label.box) && h(label.box) <= photo.height * 0.08)),
       );
     if (blank.length === 0) return read;
-    const kept = read.labels.filter((l) => !blank.some((b) => b.label === l));
+    const blankLabels = new Set(blank.map((b) => b.label));
+    const kept = read.labels.filter((l) => !blankLabels.has(l));
     // A patch is a good part of its label (a third of its width, a third of its height or more):
     // a fill that grows further is a pack or the shelf, not a label.
     const around = (
@@ -234,9 +241,7 @@ export class LocalRecognizer implements Recognizer {
     if (around.length === 0) return read;
     const again = await this.readLabels(photo, grey, around, entries, around.length);
     const covered = (l: Label) => around.some((box) => centreInside(l.box, box, h(l.box) * 0.25));
-    const keep = read.labels
-      .map((l, i) => ({ l, i }))
-      .filter(({ l }) => !blank.some((b) => b.label === l) || !covered(l));
+    const keep = read.labels.map((l, i) => ({ l, i })).filter(({ l }) => !blankLabels.has(l) || !covered(l));
     return {
       labels: [...keep.map(({ l }) => l), ...again.labels],
       readings: [...keep.map(({ i }) => read.readings[i]!), ...again.readings],
@@ -333,7 +338,8 @@ export class LocalRecognizer implements Recognizer {
     entries: Entry[],
     onPaper: number,
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
-    const readings = await readLabels(this.opts.ocr, grey, boxes);
+    // Paper's and bars' labels on one sheet, the text detector's on another.
+    const readings = await readLabels(this.opts.ocr, grey, boxes, FIRST_LOOK, [onPaper]);
     checkpoint();
     const labels = readings.map((r) => this.asLabel(r));
     const unsure = labels
@@ -350,7 +356,12 @@ export class LocalRecognizer implements Recognizer {
       // Print the text detector found is looked at again only where its first reading shows a price:
       // most of it is a pack's (a name and no price), which a closer look would only read again, at
       // 2-4× the cost of the first.
-      .filter((u) => u.i < onPaper || labels[u.i]!.price !== null);
+      .filter((u) => u.i < onPaper || labels[u.i]!.price !== null)
+      // Nor is a crop whose first reading shows no two letters or digits together and no bars: a
+      // pack's window or bare shelf. Read closer on a sheet of their own, such crops gave not one
+      // product more on any set (first generator, second generator's sample and tuning seed); beside
+      // labels, they cost the closer sheet its time and can spoil how tesseract lays it out.
+      .filter((u) => /[\p{L}\p{N}]{2}/u.test(readings[u.i]!.text) || hasBars(readings[u.i]!));
     if (unsure.length === 0) return { labels, readings };
     const closer = await readLabels(
       this.opts.ocr,
@@ -362,44 +373,46 @@ export class LocalRecognizer implements Recognizer {
       checkpoint();
       const label = labels[u.i]!;
       const again = this.asLabel(closer[k]!);
+      const againNamed = this.bestEntry(again, entries)?.score ?? 0;
+      const named = Math.max(u.named, againNamed);
+      let nameText = againNamed > u.named ? again.nameText : label.nameText;
       let price = u.priced
         ? label.price
         : completeness(again.price) > completeness(label.price)
           ? again.price
           : label.price;
-      // Still no price: tags that print a bare integer (198, as yen tags do) are read like the real
-      // tags are, the tallest row of digits on the label.
-      // Only on what is a label by its name or its symbol: paper that names nothing and carries no
-      // bars is mostly a pack's white window, and a tag reading costs a detection (~0.1 s) each.
-      const labelLike =
-        Math.max(u.named, this.bestEntry(again, entries)?.score ?? 0) >= 0.5 ||
-        readings[u.i]!.barcodes.length + readings[u.i]!.smallBarcodes.length > 0 ||
-        entries.length === 0;
-      if (completeness(price) === 0 && u.i < onPaper && labelLike) {
-        // The learned recognizer where it is loaded: inside the real tags' labelled boxes it read 143
-        // of 144 prices, tesseract's four-threshold vote 132.
-        const tag = this.opts.text
-          ? await readTagPriceInBox(
-              await this.opts.text(),
-              // The photo's own colour pixels: a grey copy would be made of the whole photo for each tag.
-              { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
-              label.box,
-              // A shelf label is three or more times wider than tall: at 320 px across its price is
-              // still ~40 px tall in the crop, and detection costs half of 480's (the real tags' size).
-              { cropSide: 320 },
-            )
-          : await readTagPrice(
-              this.opts.ocr,
-              sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),
-              label.box,
-            );
+      // Only on what is a label by its name, its symbol or its price: paper that names nothing and
+      // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
+      const labelLike = named >= 0.5 || hasBars(readings[u.i]!) || entries.length === 0;
+      const stillUnsure = (entries.length > 0 && named < 0.5) || completeness(price) === 0;
+      if (this.opts.text && stillUnsure && (labelLike || price !== null)) {
+        // The learned recognizer where it is loaded, when tesseract could not make the label out:
+        // inside the real tags' labelled boxes it read 143 of 144 prices, tesseract's vote 132, and
+        // it reads print tesseract loses (small serif capitals, light print on dark paper).
+        const seen = await readLabelInBox(
+          await this.opts.text(),
+          // The photo's own colour pixels: a grey copy would be made of the whole photo for each label.
+          { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
+          label.box,
+          { cropSide: LEARNED_LOOK_SIDE, maxAspect: 30 },
+        );
+        const learned = this.asLabel({ ...readings[u.i]!, text: seen.text });
+        const learnedNamed = this.bestEntry(learned, entries)?.score ?? 0;
+        if (learnedNamed > named) nameText = learned.nameText;
+        if (completeness(learned.price) > completeness(price)) price = learned.price;
+        // Still no price: tags that print a bare integer (198, as yen tags do) show it as their
+        // tallest row of digits.
+        if (completeness(price) === 0 && u.i < onPaper && seen.price !== null)
+          price = { price: seen.price, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
+      } else if (!this.opts.text && completeness(price) === 0 && u.i < onPaper && labelLike) {
+        const tag = await readTagPrice(
+          this.opts.ocr,
+          sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),
+          label.box,
+        );
         if (tag) price = { price: tag.value, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
       }
-      labels[u.i] = {
-        ...label,
-        nameText: (this.bestEntry(again, entries)?.score ?? 0) > u.named ? again.nameText : label.nameText,
-        price,
-      };
+      labels[u.i] = { ...label, nameText, price };
     }
     return { labels, readings };
   }

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from '../../../../lib/logger.js';
 import { metrics } from '../../../../lib/metrics.js';
+import { procStat } from '../../../../lib/proc-stat.js';
 import {
   RecognitionRejectedError,
   type CatalogueEntry,
@@ -81,14 +82,9 @@ class ThreadClock {
   }
 }
 
-/** CPU milliseconds a thread of this process has used (Linux, 100 ticks a second), null once it is gone. */
+/** CPU milliseconds a thread of this process has used, null once it is gone. */
 function threadCpuMs(tid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
+  return procStat(`self/task/${tid}`)?.cpuMs ?? null;
 }
 
 /** Read the warm-up photo (warm-up.ts) instead of a task's. */

@@ -113,33 +113,7 @@ export async function readTagPriceInBox(
 ): Promise<PaddleTagPrice | null> {
   const o = { ...IN_BOX_DEFAULTS, ...options };
   const rgb = await toRgb(image);
-  const mx = (box.x1 - box.x0) * o.margin;
-  const my = (box.y1 - box.y0) * o.margin;
-  const region = {
-    x0: Math.max(0, box.x0 - mx),
-    y0: Math.max(0, box.y0 - my),
-    x1: Math.min(rgb.width, box.x1 + mx),
-    y1: Math.min(rgb.height, box.y1 + my),
-  };
-  const w = region.x1 - region.x0;
-  const h = region.y1 - region.y0;
-  if (w < 4 || h < 4) return null;
-  // Scaled to a multiple of 32 a side, so that the detector's own resize is the identity.
-  const scale = o.cropSide / Math.max(w, h);
-  const cw = Math.max(32, Math.round((w * scale) / 32) * 32);
-  const ch = Math.max(32, Math.round((h * scale) / 32) * 32);
-  const crop: RawImage = { data: resampleRegion(rgb, region, cw, ch), width: cw, height: ch, channels: 3 };
-  const found = await ocr.detectRgb(crop, { ...o.detection, maxSide: Math.max(cw, ch) });
-  // Back to the photo's pixels, to be read from the photo's own pixels rather than the enlarged crop.
-  const boxes = found
-    .map((b) => ({
-      x0: region.x0 + (b.x0 * w) / cw,
-      y0: region.y0 + (b.y0 * h) / ch,
-      x1: region.x0 + (b.x1 * w) / cw,
-      y1: region.y0 + (b.y1 * h) / ch,
-    }))
-    .filter((b) => b.x1 - b.x0 <= o.maxAspect * (b.y1 - b.y0))
-    .sort((a, b) => b.y1 - b.y0 - (a.y1 - a.y0));
+  const boxes = (await linesInBox(ocr, rgb, box, o)).sort((a, b) => b.y1 - b.y0 - (a.y1 - a.y0));
   // Tallest first, one at a time: the first line that reads as a price is the tallest price line,
   // and the small print below it need not be read at all.
   for (const b of boxes) {
@@ -152,6 +126,75 @@ export async function readTagPriceInBox(
     return price;
   }
   return null;
+}
+
+/**
+ * All the print on one label whose box is known, read by the learned recognizer: its lines found
+ * as readTagPriceInBox finds them, read together, and joined top to bottom, left to right; and the
+ * price readTagPriceInBox would give (the tallest line that reads as a price), for labels whose
+ * price is a bare number.
+ */
+export async function readLabelInBox(
+  ocr: PaddleOcr,
+  rgb: RawImage,
+  box: Box,
+  options: InBoxOptions = {},
+): Promise<{ text: string; price: number | null }> {
+  const o = { ...IN_BOX_DEFAULTS, ...options };
+  const lines = await linesInBox(ocr, rgb, box, o);
+  if (lines.length === 0) return { text: '', price: null };
+  checkpoint();
+  const readings = await ocr.recognizeBoxes(rgb, lines, o.recognition);
+  const read = lines.map((b, i) => ({ b, ...readings[i]! }));
+  const tallest = read
+    .map((l) => priceLine(l.b, l.text, l.confidence, o.minConfidence))
+    .filter((l): l is PriceLine => l !== null)
+    .sort((a, b) => b.height - a.height)[0];
+  if (tallest && o.secondLook) await lookAgain(ocr, rgb, [tallest], o);
+  // One text line: centres within half a line's height of each other.
+  read.sort((p, q) => {
+    const same = Math.abs(p.b.y0 + p.b.y1 - q.b.y0 - q.b.y1) / 2 < Math.min(p.b.y1 - p.b.y0, q.b.y1 - q.b.y0) / 2;
+    return same ? p.b.x0 - q.b.x0 : p.b.y0 - q.b.y0;
+  });
+  return { text: read.map((l) => l.text).join(' '), price: tallest?.value ?? null };
+}
+
+/**
+ * The text lines on one box of the photo: the box cut out with a margin and scaled up, so that its
+ * print is as many pixels tall as the detector expects, and lines detected there, in photo pixels.
+ */
+async function linesInBox(
+  ocr: PaddleOcr,
+  rgb: RawImage,
+  box: Box,
+  o: typeof IN_BOX_DEFAULTS & InBoxOptions,
+): Promise<Box[]> {
+  const mx = (box.x1 - box.x0) * o.margin;
+  const my = (box.y1 - box.y0) * o.margin;
+  const region = {
+    x0: Math.max(0, box.x0 - mx),
+    y0: Math.max(0, box.y0 - my),
+    x1: Math.min(rgb.width, box.x1 + mx),
+    y1: Math.min(rgb.height, box.y1 + my),
+  };
+  const w = region.x1 - region.x0;
+  const h = region.y1 - region.y0;
+  if (w < 4 || h < 4) return [];
+  // Scaled to a multiple of 32 a side, so that the detector's own resize is the identity.
+  const scale = o.cropSide / Math.max(w, h);
+  const cw = Math.max(32, Math.round((w * scale) / 32) * 32);
+  const ch = Math.max(32, Math.round((h * scale) / 32) * 32);
+  const crop: RawImage = { data: resampleRegion(rgb, region, cw, ch), width: cw, height: ch, channels: 3 };
+  const found = await ocr.detectRgb(crop, { ...o.detection, maxSide: Math.max(cw, ch) });
+  // Back to the photo's pixels, to be read from the photo's own pixels rather than the enlarged crop.
+  return found
+    .map((b) => ({
+      x0: region.x0 + (b.x0 * w) / cw,
+      y0: region.y0 + (b.y0 * h) / ch,
+      x1: region.x0 + (b.x1 * w) / cw,
+      y1: region.y0 + (b.y1 * h) / ch,
+    }))
+    .filter((b) => b.x1 - b.x0 <= o.maxAspect * (b.y1 - b.y0));
 }
 
 function priceLine(box: Box, text: string, confidence: number, minConfidence: number): PriceLine | null {
