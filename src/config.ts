@@ -149,6 +149,18 @@ const schema = z.object({
   CONSOLE_DIR: z.string().min(1).optional(),
   /** The Temporal Web UI, for the console's link from an analysis to its workflow; unset, no link. */
   TEMPORAL_UI_URL: z.string().url().optional(),
+  /**
+   * Mail the console's links (invitations, sign-in links) through this SMTP server
+   * (`smtp://user:pass@host:587`, `smtps://…:465`); unset, no mail is sent and the API and CLI hand the
+   * links back to pass on.
+   */
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//.test(v), 'an smtp:// or smtps:// URL')
+    .optional(),
+  /** The From of that mail. */
+  SMTP_FROM: z.string().min(3).default('Shelf console <no-reply@localhost>'),
   /** With TRUST_PROXY: how many proxies in front of the API append to X-Forwarded-For (the client is that many entries from the right). */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });

@@ -22,6 +22,7 @@ import { ProductService } from './modules/products/product.service.js';
 import { ProjectService } from './modules/projects/project.service.js';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.js';
 import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
+import { createMailer } from './lib/outbound/mailer.js';
 import { SessionGate } from './modules/sessions/session-gate.js';
 import { SessionService } from './modules/sessions/session.service.js';
 import { redisWindows } from './modules/rate-limits/redis-windows.js';
@@ -54,14 +55,20 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     priceMismatchShare: config.PRICE_MISMATCH_SHARE,
   });
   const members = new MemberService(em);
-  const sessions = new SessionService(em, rateLimiter, members, {
-    idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
-    maxAgeMs: config.SESSION_MAX_AGE_MS,
-    signInFailuresPerMinute: config.SIGN_IN_FAILURES_PER_MINUTE,
-    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-    publicUrl: config.PUBLIC_URL,
-    temporalUi: config.TEMPORAL_UI_URL ? { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } : null,
-  });
+  const sessions = new SessionService(
+    em,
+    rateLimiter,
+    members,
+    {
+      idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
+      maxAgeMs: config.SESSION_MAX_AGE_MS,
+      signInFailuresPerMinute: config.SIGN_IN_FAILURES_PER_MINUTE,
+      authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+      publicUrl: config.PUBLIC_URL,
+      temporalUi: config.TEMPORAL_UI_URL ? { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } : null,
+    },
+    config.SMTP_URL ? { mailer: createMailer(config.SMTP_URL, config.SMTP_FROM), logger } : null,
+  );
   return {
     em,
     apiKeys: new ApiKeyService(em),

@@ -42,6 +42,7 @@ export type AnalysisRow = Body<'get', '/api/v1/analyses'>['data'][number];
 export type Product = Analysis['products'][number];
 export type Delivery = Body<'get', '/api/v1/webhooks/{id}/deliveries'>['data'][number];
 export type Webhook = Body<'get', '/api/v1/webhooks/{id}'>['data'];
+export type WebhookRow = Body<'get', '/api/v1/webhooks'>['data'][number];
 export type ApiKey = Body<'get', '/api/v1/api-keys'>['data'][number];
 export type Usage = Body<'get', '/api/v1/usage'>['data'];
 export type DailyUsage = Body<'get', '/api/v1/usage/daily'>['data'];

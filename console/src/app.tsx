@@ -3,8 +3,8 @@ import { api, onSessionEnded, setCsrfToken, ShelfApiError, type ConsoleSession }
 import { Link, match, navigate, useLocation } from './router.js';
 import { can, SessionContext } from './session.js';
 import { ErrorNotice, Loading } from './ui.js';
-import { AccountPage } from './pages/account.js';
-import { AlertsPage } from './pages/alerts.js';
+import { AccountPage, PasswordPage } from './pages/account.js';
+import { AlertPage, AlertsPage } from './pages/alerts.js';
 import { AnalysesPage } from './pages/analyses.js';
 import { AnalysisPage } from './pages/analysis.js';
 import { ApiKeysPage } from './pages/api-keys.js';
@@ -44,12 +44,14 @@ function Routes(props: { session: ConsoleSession }) {
   if (path === '/tasks') return <TasksPage />;
   if ((m = match('/tasks/:id', path))) return <TaskPage id={m.id!} />;
   if (path === '/alerts' && can.write(s)) return <AlertsPage />;
+  if ((m = match('/alerts/:id', path)) && can.write(s)) return <AlertPage id={m.id!} />;
   if (path === '/webhooks' && can.admin(s)) return <WebhooksPage />;
   if ((m = match('/webhooks/:id', path)) && can.admin(s)) return <WebhookPage id={m.id!} />;
   if (path === '/api-keys' && can.admin(s)) return <ApiKeysPage />;
   if (path === '/usage' && can.write(s)) return <UsagePage />;
   if (path === '/members' && can.admin(s)) return <MembersPage />;
   if (path === '/account') return <AccountPage />;
+  if (path === '/account/password') return <PasswordPage />;
   return (
     <section>
       <h1>Page not found</h1>
@@ -106,7 +108,7 @@ function Shell(props: { session: ConsoleSession; setSession: (s: ConsoleSession 
               </li>
             ))}
             <li>
-              <Link href="/account" aria-current={path === '/account' ? 'page' : undefined}>
+              <Link href="/account" aria-current={path.startsWith('/account') ? 'page' : undefined}>
                 {s.member.name} ({s.member.role})
               </Link>
             </li>

@@ -5,24 +5,32 @@ import { Badge, ErrorNotice, ShortId, Time } from './ui.js';
 
 /**
  * Deliveries with every attempt: when, the receiver's status code, how long it took, the error or the
- * start of its answer; and a redelivery (same delivery id) for a finished webhook delivery.
+ * start of its answer; and a redelivery (same delivery id) for a finished one. An analysis' log
+ * (`analysisId`) redelivers through the analysis, which reaches its callback's deliveries too; a
+ * webhook's log through the webhook.
  */
-export function DeliveryLog(props: { deliveries: Delivery[]; onChanged: () => void; showWebhook?: boolean }) {
+export function DeliveryLog(props: { deliveries: Delivery[]; onChanged: () => void; analysisId?: string }) {
   return (
     <ol class="deliveries">
       {props.deliveries.map((d) => (
-        <DeliveryItem key={d.id} delivery={d} onChanged={props.onChanged} showWebhook={props.showWebhook} />
+        <DeliveryItem key={d.id} delivery={d} onChanged={props.onChanged} analysisId={props.analysisId} />
       ))}
     </ol>
   );
 }
 
-function DeliveryItem(props: { delivery: Delivery; onChanged: () => void; showWebhook?: boolean }) {
+function DeliveryItem(props: { delivery: Delivery; onChanged: () => void; analysisId?: string }) {
   const d = props.delivery;
+  const { analysisId } = props;
   const redeliver = useAction(async () => {
-    await api.post('/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
-      params: { path: { id: d.webhookId!, deliveryId: d.id } },
-    });
+    if (analysisId)
+      await api.post('/api/v1/analyses/{id}/deliveries/{deliveryId}/redeliver', {
+        params: { path: { id: analysisId, deliveryId: d.id } },
+      });
+    else
+      await api.post('/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+        params: { path: { id: d.webhookId!, deliveryId: d.id } },
+      });
     props.onChanged();
   });
   return (
@@ -31,7 +39,7 @@ function DeliveryItem(props: { delivery: Delivery; onChanged: () => void; showWe
         <Badge value={d.status} />
         <strong>{d.event}</strong>
         <ShortId id={d.id} />
-        {props.showWebhook &&
+        {analysisId &&
           (d.webhookId ? (
             <span>
               to webhook <Link href={`/webhooks/${d.webhookId}`}>{d.webhookId}</Link>
@@ -47,7 +55,7 @@ function DeliveryItem(props: { delivery: Delivery; onChanged: () => void; showWe
             </>
           )}
         </span>
-        {d.webhookId && d.status !== 'pending' && (
+        {(analysisId || d.webhookId) && d.status !== 'pending' && (
           <button type="button" class="button-secondary" disabled={redeliver.busy} onClick={() => void redeliver.run()}>
             {redeliver.busy ? 'Redelivering…' : 'Redeliver'}
           </button>

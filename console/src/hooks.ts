@@ -27,6 +27,11 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   return { ...state, reload };
 }
 
+/** The record a detail page shows, loaded by its id (again when the id changes), its envelope unwrapped. */
+export function useRecord<T>(id: string, load: (id: string, signal: AbortSignal) => Promise<{ data: T }>): Loaded<T> {
+  return useLoad((signal) => load(id, signal).then((r) => r.data), [id]);
+}
+
 /** Calls `fn` every `ms` while `active`, e.g. to follow an analysis until it finishes. */
 export function useInterval(fn: () => void, ms: number, active: boolean): void {
   const saved = useRef(fn);

@@ -1,6 +1,8 @@
 import type { ComponentChildren, TargetedEvent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from './api.js';
+import type { Loaded } from './hooks.js';
+import { Link } from './router.js';
 
 /** A page's title, and the heading focus moves to when the page opens (screen readers announce it). */
 export function PageHeader(props: { title: string; children?: ComponentChildren; actions?: ComponentChildren }) {
@@ -56,6 +58,24 @@ export function EmptyState(props: { title: string; children: ComponentChildren }
       <h2>{props.title}</h2>
       {props.children}
     </div>
+  );
+}
+
+/**
+ * A detail page whose record is not there: loading it, or why it could not be loaded (with a retry
+ * where one may help) and the way back to its list.
+ */
+export function NotLoaded(props: { loaded: Loaded<unknown>; title: string; what: string; back: [string, string] }) {
+  if (props.loaded.loading) return <Loading what={props.what} />;
+  const [href, label] = props.back;
+  return (
+    <section>
+      <PageHeader title={props.title} />
+      <ErrorNotice error={props.loaded.error} onRetry={props.loaded.reload} />
+      <p>
+        <Link href={href}>{label}</Link>
+      </p>
+    </section>
   );
 }
 

@@ -38,6 +38,8 @@ const WRITES: Record<string, { entity: string | null; nested?: Record<string, st
   signIn: { entity: null },
   inspectMemberLink: { entity: null },
   redeemMemberLink: { entity: 'User' },
+  // Both passwords are verified or hashed, never stored as sent.
+  changePassword: { entity: null },
 };
 
 type JsonSchema = {

@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, type Alert } from '../api.js';
-import { useAction, useLoad } from '../hooks.js';
-import { Link, navigate, queryString, useLocation } from '../router.js';
-import { Badge, EmptyState, ErrorNotice, Field, Loading, Notice, PageHeader, Pager, Time, valueOf } from '../ui.js';
+import { useAction, useLoad, useRecord } from '../hooks.js';
+import { PagedList, SelectFilter, useListQuery } from '../lists.js';
+import { Link } from '../router.js';
+import { useSession } from '../session.js';
+import { Badge, EmptyState, ErrorNotice, Facts, Notice, NotLoaded, PageHeader, Time, valueOf } from '../ui.js';
 
 const STATUSES = ['unread', 'read', 'acknowledged', 'snoozed', 'dismissed'] as const;
 const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -12,6 +14,7 @@ const SNOOZES = [
   { ms: 24 * 3600_000, label: '1 day' },
   { ms: 7 * 24 * 3600_000, label: '1 week' },
 ];
+type Change = { status: 'read' | 'acknowledged' | 'dismissed' | 'snoozed'; snoozeDurationMs?: number };
 
 /** Where an alert's source is in the console, when it has a page. */
 function sourceLink(a: Alert) {
@@ -21,42 +24,23 @@ function sourceLink(a: Alert) {
   return <span>{a.sourceId}</span>;
 }
 
-function AlertItem(props: { alert: Alert; onChanged: (message: string) => void }) {
+/** Who changed it last: "you", or the member's or key's id. */
+const who = (id: string | null, me: string) => (id === me ? 'you' : id);
+
+/**
+ * What can be done with an alert, the same in the list and on its page: acknowledge, snooze for a
+ * while (it comes back as unread), dismiss. `onChanged` is told what was done, to say so.
+ */
+function AlertActions(props: { alert: Alert; onChanged: (message: string) => void }) {
   const a = props.alert;
   const [snooze, setSnooze] = useState(SNOOZES[0]!.ms);
-  const change = useAction(
-    async (body: { status: 'read' | 'acknowledged' | 'dismissed' | 'snoozed'; snoozeDurationMs?: number }) => {
-      await api.patch('/api/v1/alerts/{id}', { params: { path: { id: a.id } }, body });
-      props.onChanged(`"${a.title}" ${body.status === 'snoozed' ? 'snoozed' : `marked ${body.status}`}.`);
-    },
-  );
+  const change = useAction(async (body: Change) => {
+    await api.patch('/api/v1/alerts/{id}', { params: { path: { id: a.id } }, body });
+    props.onChanged(`"${a.title}" ${body.status === 'snoozed' ? 'snoozed' : `marked ${body.status}`}.`);
+  });
   const id = `snooze-${a.id}`;
   return (
-    <li class={`alert alert-${a.severity}`} data-alert={a.id}>
-      <details>
-        <summary>
-          <Badge value={a.severity} /> <strong>{a.title}</strong> <Badge value={a.status} />{' '}
-          <span class="muted">
-            <Time value={a.createdAt} />
-          </span>
-        </summary>
-        <p>{a.message}</p>
-        <p class="muted">
-          From {sourceLink(a)} · {a.type.replace(/_/g, ' ')}
-          {a.snoozedUntil && a.status === 'snoozed' && (
-            <>
-              {' '}
-              · back <Time value={a.snoozedUntil} />
-            </>
-          )}
-          {a.actionedAt && (
-            <>
-              {' '}
-              · last changed <Time value={a.actionedAt} /> by {a.actionedBy}
-            </>
-          )}
-        </p>
-      </details>
+    <>
       <div class="actions">
         {a.status !== 'acknowledged' && (
           <button
@@ -98,17 +82,32 @@ function AlertItem(props: { alert: Alert; onChanged: (message: string) => void }
         )}
       </div>
       <ErrorNotice error={change.error} />
+    </>
+  );
+}
+
+function AlertItem(props: { alert: Alert; onChanged: (message: string) => void }) {
+  const a = props.alert;
+  return (
+    <li class={`alert alert-${a.severity}`} data-alert={a.id}>
+      <p class="alert-head">
+        <Badge value={a.severity} /> <Link href={`/alerts/${a.id}`}>{a.title}</Link> <Badge value={a.status} />{' '}
+        <span class="muted">
+          <Time value={a.createdAt} />
+        </span>
+      </p>
+      <p class="alert-message">{a.message}</p>
+      <AlertActions alert={a} onChanged={props.onChanged} />
     </li>
   );
 }
 
 /** Alerts the service raised (failures, low stock, prices, overdue tasks, credits): acknowledge, snooze, dismiss. */
 export function AlertsPage() {
-  const { query } = useLocation();
-  const status = query.get('status') ?? '';
-  const severity = query.get('severity') ?? '';
-  const cursor = query.get('cursor') ?? undefined;
-  const history = (query.get('pages') ?? '').split(',').filter(Boolean);
+  const list = useListQuery('/alerts');
+  const status = list.get('status');
+  const severity = list.get('severity');
+  const { cursor } = list;
   const [done, setDone] = useState<string | null>(null);
   const page = useLoad(
     (signal) =>
@@ -123,10 +122,8 @@ export function AlertsPage() {
         },
         signal,
       }),
-    [query.toString()],
+    [list.key],
   );
-  const go = (f: { status: string; severity: string }, c?: string, pages: string[] = []) =>
-    navigate(`/alerts${queryString({ ...f, cursor: c, pages: pages.join(',') })}`);
   return (
     <section>
       <PageHeader title="Alerts">
@@ -134,62 +131,108 @@ export function AlertsPage() {
       </PageHeader>
       {done && <Notice>{done}</Notice>}
       <form class="filters" aria-label="Filter alerts" onSubmit={(e) => e.preventDefault()}>
-        <Field id="a-status" label="Status">
-          <select id="a-status" value={status} onChange={(e) => go({ status: valueOf(e), severity })}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="a-severity" label="Severity">
-          <select id="a-severity" value={severity} onChange={(e) => go({ status, severity: valueOf(e) })}>
-            <option value="">Any</option>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectFilter
+          id="a-status"
+          label="Status"
+          value={status}
+          values={STATUSES}
+          onChange={(v) => list.go({ status: v, severity })}
+        />
+        <SelectFilter
+          id="a-severity"
+          label="Severity"
+          value={severity}
+          values={SEVERITIES}
+          onChange={(v) => list.go({ status, severity: v })}
+        />
       </form>
-      <ErrorNotice error={page.error} onRetry={page.reload} />
-      {page.loading && !page.data ? (
-        <Loading what="alerts" />
-      ) : page.data?.data.length === 0 ? (
-        <EmptyState title={status || severity ? 'No alert matches these filters' : 'No alerts'}>
-          <p>
-            {status || severity
-              ? 'Clear the filters to see every alert.'
-              : 'Nothing needs attention. Alerts appear here when an analysis fails, a shelf misses an item, a price is off, a task is overdue, a webhook is disabled or credits run low.'}
-          </p>
-        </EmptyState>
-      ) : (
-        page.data && (
-          <>
-            <ul class="alerts">
-              {page.data.data.map((a) => (
-                <AlertItem
-                  key={a.id}
-                  alert={a}
-                  onChanged={(message) => {
-                    setDone(message);
-                    page.reload();
-                  }}
-                />
-              ))}
-            </ul>
-            <Pager
-              hasMore={page.data.pagination.hasMore}
-              next={page.data.pagination.cursor}
-              history={history}
-              onPage={(c, pages) => go({ status, severity }, c, pages)}
-            />
-          </>
-        )
-      )}
+      <PagedList
+        page={page}
+        what="alerts"
+        paging={list.paging({ status, severity })}
+        empty={
+          <EmptyState title={status || severity ? 'No alert matches these filters' : 'No alerts'}>
+            <p>
+              {status || severity
+                ? 'Clear the filters to see every alert.'
+                : 'Nothing needs attention. Alerts appear here when an analysis fails, a shelf misses an item, a price is off, a task is overdue, a webhook is disabled or credits run low.'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(rows) => (
+          <ul class="alerts">
+            {rows.map((a) => (
+              <AlertItem
+                key={a.id}
+                alert={a}
+                onChanged={(message) => {
+                  setDone(message);
+                  page.reload();
+                }}
+              />
+            ))}
+          </ul>
+        )}
+      </PagedList>
+    </section>
+  );
+}
+
+/** One alert: what it says, where it came from, what was done about it, and the same actions as the list. */
+export function AlertPage(props: { id: string }) {
+  const { session } = useSession();
+  const alert = useRecord(props.id, (id, signal) =>
+    api.get('/api/v1/alerts/{id}', { params: { path: { id } }, signal }),
+  );
+  const [done, setDone] = useState<string | null>(null);
+  const a = alert.data;
+  if (!a) return <NotLoaded loaded={alert} title="Alert" what="the alert" back={['/alerts', 'Back to alerts']} />;
+  const details = Object.entries(a.metadata).filter(([, v]) => v !== null && typeof v !== 'object');
+  return (
+    <section>
+      <PageHeader title={a.title}>
+        <p class="lead">
+          <Link href="/alerts">Alerts</Link> / <code>{a.id}</code> <Badge value={a.severity} />{' '}
+          <Badge value={a.status} />
+        </p>
+      </PageHeader>
+      {done && <Notice>{done}</Notice>}
+      <p class="alert-message">{a.message}</p>
+      <Facts
+        items={[
+          ['Kind', a.type.replace(/_/g, ' ')],
+          ['From', sourceLink(a)],
+          ['Raised', <Time value={a.createdAt} />],
+          [
+            'Snoozed until',
+            a.status === 'snoozed' && a.snoozedUntil ? (
+              <>
+                <Time value={a.snoozedUntil} /> (then unread again)
+              </>
+            ) : null,
+          ],
+          [
+            'Last changed',
+            a.actionedAt && (
+              <>
+                <Time value={a.actionedAt} /> by {who(a.actionedBy, session.member.userId)}
+              </>
+            ),
+          ],
+          ...details.map(([k, v]): [string, string] => [
+            k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(),
+            String(v),
+          ]),
+        ]}
+      />
+      <AlertActions
+        alert={a}
+        onChanged={(message) => {
+          setDone(message);
+          alert.reload();
+        }}
+      />
     </section>
   );
 }

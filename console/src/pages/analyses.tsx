@@ -1,29 +1,46 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type AnalysisRow } from '../api.js';
 import { useLoad } from '../hooks.js';
-import { Link, navigate, queryString, useLocation } from '../router.js';
-import { Badge, EmptyState, ErrorNotice, Field, Loading, PageHeader, Pager, ShortId, Time, valueOf } from '../ui.js';
+import { PagedList, SelectFilter, useListQuery, type Column } from '../lists.js';
+import { Link } from '../router.js';
+import { Badge, EmptyState, Field, PageHeader, ShortId, Time, valueOf } from '../ui.js';
 
 const STATUSES = ['processing', 'completed', 'failed'] as const;
 
 /** The day after a YYYY-MM-DD date: "to 3 November" includes all of the 3rd. */
 const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
+/** The list's columns. */
+const columns = (placeName: (id: string | null) => string | null): Column<AnalysisRow>[] => [
+  {
+    label: 'Analysis',
+    cell: (a) => (
+      <Link href={`/analyses/${a.id}`}>
+        <ShortId id={a.id} />
+      </Link>
+    ),
+  },
+  { label: 'Status', cell: (a) => <Badge value={a.status} /> },
+  { label: 'Submitted', cell: (a) => <Time value={a.createdAt} /> },
+  { label: 'External id', cell: (a) => a.externalId ?? <span class="muted">—</span> },
+  { label: 'Place', cell: (a) => placeName(a.placeId) ?? <span class="muted">—</span> },
+  { label: 'Finished', cell: (a) => <Time value={a.completedAt} empty="not yet" /> },
+];
+
 /**
  * Analyses, newest first, filtered as the API filters them (status, external id, place, date), a page
  * at a time. The filters and the page are in the URL: reload, back and shared links keep them.
  */
 export function AnalysesPage() {
-  const { query } = useLocation();
+  const list = useListQuery('/analyses');
   const filters = {
-    status: query.get('status') ?? '',
-    externalId: query.get('externalId') ?? '',
-    placeId: query.get('placeId') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
+    status: list.get('status'),
+    externalId: list.get('externalId'),
+    placeId: list.get('placeId'),
+    from: list.get('from'),
+    to: list.get('to'),
   };
-  const cursor = query.get('cursor') ?? undefined;
-  const history = (query.get('pages') ?? '').split(',').filter(Boolean);
+  const { cursor } = list;
   const [draft, setDraft] = useState(filters);
   const places = useLoad(
     (signal) => api.get('/api/v1/places', { params: { query: { limit: 100 } }, signal }).then((r) => r.data),
@@ -45,12 +62,10 @@ export function AnalysesPage() {
         },
         signal,
       }),
-    [query.toString()],
+    [list.key],
   );
   const filtered = Object.values(filters).some(Boolean);
   const placeName = (id: string | null) => (id ? (places.data?.find((p) => p.id === id)?.title ?? id) : null);
-  const go = (f: typeof filters, c?: string, pages: string[] = []) =>
-    navigate(`/analyses${queryString({ ...f, cursor: c, pages: pages.join(',') })}`);
 
   return (
     <section>
@@ -62,19 +77,16 @@ export function AnalysesPage() {
         aria-label="Filter analyses"
         onSubmit={(e) => {
           e.preventDefault();
-          go(draft);
+          list.go(draft);
         }}
       >
-        <Field id="f-status" label="Status">
-          <select id="f-status" value={draft.status} onChange={(e) => setDraft({ ...draft, status: valueOf(e) })}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectFilter
+          id="f-status"
+          label="Status"
+          value={draft.status}
+          values={STATUSES}
+          onChange={(status) => setDraft({ ...draft, status })}
+        />
         <Field id="f-external" label="External id">
           <input
             id="f-external"
@@ -109,7 +121,7 @@ export function AnalysesPage() {
               onClick={() => {
                 const empty = { status: '', externalId: '', placeId: '', from: '', to: '' };
                 setDraft(empty);
-                go(empty);
+                list.go(empty);
               }}
             >
               Clear
@@ -117,77 +129,34 @@ export function AnalysesPage() {
           )}
         </div>
       </form>
-      <ErrorNotice error={page.error} onRetry={page.reload} />
-      {page.loading && !page.data ? (
-        <Loading what="analyses" />
-      ) : page.data && page.data.data.length === 0 ? (
-        filtered ? (
-          <EmptyState title="No analysis matches these filters">
-            <p>Widen the dates, or clear the filters to see every analysis.</p>
-          </EmptyState>
-        ) : (
-          <EmptyState title="No analyses yet">
-            <p>
-              Submit a shelf photo with the API (an API key from the <Link href="/api-keys">API keys</Link> page, or ask
-              an owner for one):
-            </p>
-            <pre>
-              <code>{`curl -X POST ${location.origin}/api/v1/analyses \\
+      <PagedList
+        page={page}
+        what="analyses"
+        paging={list.paging(filters)}
+        empty={
+          filtered ? (
+            <EmptyState title="No analysis matches these filters">
+              <p>Widen the dates, or clear the filters to see every analysis.</p>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No analyses yet">
+              <p>
+                Submit a shelf photo with the API (an API key from the <Link href="/api-keys">API keys</Link> page, or
+                ask an owner for one):
+              </p>
+              <pre>
+                <code>{`curl -X POST ${location.origin}/api/v1/analyses \\
   -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \\
   -d '{"imageUrl":"https://example.com/shelf.jpg"}'`}</code>
-            </pre>
-            <p>
-              It appears here within a second; the <a href="/api/v1/docs">API reference</a> has the rest.
-            </p>
-          </EmptyState>
-        )
-      ) : (
-        page.data && (
-          <>
-            <table class="list" aria-busy={page.loading}>
-              <caption class="visually-hidden">Analyses</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Analysis</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Submitted</th>
-                  <th scope="col">External id</th>
-                  <th scope="col">Place</th>
-                  <th scope="col">Finished</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.data.map((a) => (
-                  <tr key={a.id}>
-                    <td data-label="Analysis">
-                      <Link href={`/analyses/${a.id}`}>
-                        <ShortId id={a.id} />
-                      </Link>
-                    </td>
-                    <td data-label="Status">
-                      <Badge value={a.status} />
-                    </td>
-                    <td data-label="Submitted">
-                      <Time value={a.createdAt} />
-                    </td>
-                    <td data-label="External id">{a.externalId ?? <span class="muted">—</span>}</td>
-                    <td data-label="Place">{placeName(a.placeId) ?? <span class="muted">—</span>}</td>
-                    <td data-label="Finished">
-                      <Time value={a.completedAt} empty="not yet" />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager
-              hasMore={page.data.pagination.hasMore}
-              next={page.data.pagination.cursor}
-              history={history}
-              onPage={(c, pages) => go(filters, c, pages)}
-            />
-          </>
-        )
-      )}
+              </pre>
+              <p>
+                It appears here within a second; the <a href="/api/v1/docs">API reference</a> has the rest.
+              </p>
+            </EmptyState>
+          )
+        }
+        table={{ caption: 'Analyses', columns: columns(placeName) }}
+      />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { can, useSession } from '../session.js';
 import { DeliveryLog } from '../deliveries.js';
 import { useInterval, useLoad } from '../hooks.js';
 import { Link } from '../router.js';
-import { Badge, EmptyState, ErrorNotice, Facts, Loading, PageHeader, ShortId, Time } from '../ui.js';
+import { Badge, EmptyState, ErrorNotice, Facts, Loading, NotLoaded, PageHeader, ShortId, Time } from '../ui.js';
 
 const money = (value: number | null, currency: string | null) =>
   value == null
@@ -135,21 +135,12 @@ export function AnalysisPage(props: { id: string }) {
   );
   const a = analysis.data;
   useInterval(analysis.reload, 2000, a?.status === 'processing');
-  useInterval(
-    deliveries.reload,
-    3000,
-    (deliveries.data ?? []).some((d) => d.status === 'pending'),
-  );
-  if (analysis.loading && !a) return <Loading what="the analysis" />;
+  // Attempts still to come, or an analysis that just finished (its deliveries are being made): follow them.
+  const justFinished = !!a?.completedAt && Date.now() - Date.parse(a.completedAt) < 60_000;
+  useInterval(deliveries.reload, 3000, justFinished || (deliveries.data ?? []).some((d) => d.status === 'pending'));
   if (!a)
     return (
-      <section>
-        <PageHeader title="Analysis" />
-        <ErrorNotice error={analysis.error} onRetry={analysis.reload} />
-        <p>
-          <Link href="/analyses">Back to analyses</Link>
-        </p>
-      </section>
+      <NotLoaded loaded={analysis} title="Analysis" what="the analysis" back={['/analyses', 'Back to analyses']} />
     );
   const ui = session.temporalUi;
   const workflowUrl = ui
@@ -267,7 +258,7 @@ export function AnalysisPage(props: { id: string }) {
           <Link href="/webhooks">Add a webhook</Link>.
         </p>
       ) : (
-        <DeliveryLog deliveries={deliveries.data} onChanged={deliveries.reload} showWebhook />
+        <DeliveryLog deliveries={deliveries.data} onChanged={deliveries.reload} analysisId={props.id} />
       )}
     </section>
   );

@@ -1,16 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, type ApiKey } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
+import { PagedList, useLocalPaging } from '../lists.js';
 import {
   Badge,
   ConfirmButton,
   EmptyState,
   ErrorNotice,
   Field,
-  Loading,
   Notice,
   PageHeader,
-  Pager,
   SecretOnce,
   Time,
   valueOf,
@@ -67,14 +66,14 @@ function Rotate(props: { apiKey: ApiKey; onRotated: (secret: string, old: ApiKey
 }
 
 export function ApiKeysPage() {
-  const [cursor, setCursor] = useState<{ at?: string; history: string[] }>({ history: [] });
+  const keyPages = useLocalPaging();
   const keys = useLoad(
     (signal) =>
       api.get('/api/v1/api-keys', {
-        params: { query: { limit: 50, ...(cursor.at ? { cursor: cursor.at } : {}) } },
+        params: { query: { limit: 50, ...(keyPages.cursor ? { cursor: keyPages.cursor } : {}) } },
         signal,
       }),
-    [cursor.at],
+    [keyPages.cursor],
   );
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('write');
@@ -107,92 +106,79 @@ export function ApiKeysPage() {
         </SecretOnce>
       )}
       {done && <Notice>{done}</Notice>}
-      <ErrorNotice error={keys.error ?? revoke.error} onRetry={keys.reload} />
-      {keys.loading && !keys.data ? (
-        <Loading what="API keys" />
-      ) : keys.data?.data.length === 0 ? (
-        <EmptyState title="No API keys yet">
-          <p>
-            Create one below, then send it as <code>Authorization: Bearer …</code>.
-          </p>
-        </EmptyState>
-      ) : (
-        keys.data && (
-          <>
-            <table class="list">
-              <caption class="visually-hidden">API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.data.map((k) => (
-                  <tr key={k.id} data-key={k.id}>
-                    <td data-label="Name">
-                      {k.name ?? <span class="muted">unnamed</span>}
-                      <div class="muted">
-                        <code>{k.prefix}…</code>
-                      </div>
-                    </td>
-                    <td data-label="Role">{k.role}</td>
-                    <td data-label="Status">
-                      <Badge value={k.status} />
-                      {k.status === 'expiring' && (
-                        <div class="muted">
-                          until <Time value={k.expiresAt} />
-                        </div>
-                      )}
-                    </td>
-                    <td data-label="Last used">
-                      <Time value={k.lastUsedAt} empty="never" />
-                    </td>
-                    <td data-label="Created">
-                      <Time value={k.createdAt} />
-                    </td>
-                    <td data-label="Actions" class="row-actions">
-                      {k.status !== 'revoked' && (
-                        <>
-                          <Rotate
-                            apiKey={k}
-                            onRotated={(value, old) => {
-                              setSecret({ label: `New key replacing ${old.name ?? old.prefix}`, value });
-                              setDone(null);
-                              keys.reload();
-                            }}
-                          />
-                          <ConfirmButton
-                            label="Revoke"
-                            title={`Revoke ${k.name ?? k.prefix}?`}
-                            confirm="Revoke"
-                            danger
-                            onConfirm={() => revoke.run(k)}
-                          >
-                            <p>Every request with it is refused from now on, on every server. This cannot be undone.</p>
-                          </ConfirmButton>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager
-              hasMore={keys.data.pagination.hasMore}
-              next={keys.data.pagination.cursor}
-              history={cursor.history}
-              onPage={(at, history) => setCursor({ at, history })}
-            />
-          </>
-        )
-      )}
+      <ErrorNotice error={revoke.error} />
+      <PagedList
+        page={keys}
+        what="API keys"
+        paging={keyPages.paging}
+        table={{
+          caption: 'API keys',
+          rowProps: (k) => ({ 'data-key': k.id }),
+          columns: [
+            {
+              label: 'Name',
+              cell: (k) => (
+                <>
+                  {k.name ?? <span class="muted">unnamed</span>}
+                  <div class="muted">
+                    <code>{k.prefix}…</code>
+                  </div>
+                </>
+              ),
+            },
+            { label: 'Role', cell: (k) => k.role },
+            {
+              label: 'Status',
+              cell: (k) => (
+                <>
+                  <Badge value={k.status} />
+                  {k.status === 'expiring' && (
+                    <div class="muted">
+                      until <Time value={k.expiresAt} />
+                    </div>
+                  )}
+                </>
+              ),
+            },
+            { label: 'Last used', cell: (k) => <Time value={k.lastUsedAt} empty="never" /> },
+            { label: 'Created', cell: (k) => <Time value={k.createdAt} /> },
+            {
+              label: 'Actions',
+              hideLabel: true,
+              class: 'row-actions',
+              cell: (k) =>
+                k.status !== 'revoked' && (
+                  <>
+                    <Rotate
+                      apiKey={k}
+                      onRotated={(value, old) => {
+                        setSecret({ label: `New key replacing ${old.name ?? old.prefix}`, value });
+                        setDone(null);
+                        keys.reload();
+                      }}
+                    />
+                    <ConfirmButton
+                      label="Revoke"
+                      title={`Revoke ${k.name ?? k.prefix}?`}
+                      confirm="Revoke"
+                      danger
+                      onConfirm={() => revoke.run(k)}
+                    >
+                      <p>Every request with it is refused from now on, on every server. This cannot be undone.</p>
+                    </ConfirmButton>
+                  </>
+                ),
+            },
+          ],
+        }}
+        empty={
+          <EmptyState title="No API keys yet">
+            <p>
+              Create one below, then send it as <code>Authorization: Bearer …</code>.
+            </p>
+          </EmptyState>
+        }
+      />
       <form
         class="card"
         aria-labelledby="new-key"

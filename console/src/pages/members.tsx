@@ -2,22 +2,31 @@ import { useState } from 'preact/hooks';
 import { api, type Member } from '../api.js';
 import { useSession } from '../session.js';
 import { useAction, useLoad } from '../hooks.js';
-import {
-  ConfirmButton,
-  EmptyState,
-  ErrorNotice,
-  Field,
-  Loading,
-  PageHeader,
-  SecretOnce,
-  Time,
-  valueOf,
-} from '../ui.js';
+import { ListStates } from '../lists.js';
+import { ConfirmButton, EmptyState, ErrorNotice, Field, Notice, PageHeader, SecretOnce, Time, valueOf } from '../ui.js';
 
 const ROLES = ['owner', 'member', 'tasker'] as const;
 
+/** What became of a link: mailed (SMTP_URL set on the server), or here to pass on. */
+type HandedOver = { link: string | null; mailedTo: string | null; mailError: string | null };
+
+function LinkHandedOver(props: HandedOver & { label: string }) {
+  if (!props.link)
+    return (
+      <Notice>
+        {props.label.replace(/ for .*/, '')} mailed to <strong>{props.mailedTo}</strong>. It works once; a new one
+        replaces it.
+      </Notice>
+    );
+  return (
+    <SecretOnce label={props.label} value={props.link}>
+      <p>{props.mailError ?? 'No e-mail is sent: pass the link on privately.'} It works once.</p>
+    </SecretOnce>
+  );
+}
+
 /**
- * The organisation's people: invite (the answer carries the link to pass on: no e-mail is sent), a
+ * The organisation's people: invite (the link is mailed, or handed back to pass on without SMTP_URL), a
  * new sign-in link for someone who lost their password, a role change, a removal.
  */
 export function MembersPage() {
@@ -33,10 +42,10 @@ export function MembersPage() {
   );
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'tasker'>('member');
-  const [link, setLink] = useState<{ label: string; value: string } | null>(null);
+  const [link, setLink] = useState<(HandedOver & { label: string }) | null>(null);
   const invite = useAction(async () => {
     const { data } = await api.post('/api/v1/members/invite', { body: { email, role } });
-    setLink({ label: `Invitation link for ${data.email}`, value: data.link });
+    setLink({ label: `Invitation link for ${data.email}`, ...data });
     setEmail('');
     invitations.reload();
   });
@@ -44,13 +53,13 @@ export function MembersPage() {
     const { data } = await api.post('/api/v1/members/invitations/{invitationId}/link', {
       params: { path: { invitationId } },
     });
-    setLink({ label: `New invitation link for ${to}`, value: data.link });
+    setLink({ label: `New invitation link for ${to}`, ...data });
   });
   const reset = useAction(async (m: Member) => {
     const { data } = await api.post('/api/v1/members/{userId}/sign-in-link', {
       params: { path: { userId: m.userId } },
     });
-    setLink({ label: `Sign-in link for ${m.email}`, value: data.link });
+    setLink({ label: `Sign-in link for ${m.email}`, ...data });
   });
   const setMemberRole = useAction(async (m: Member, to: (typeof ROLES)[number]) => {
     await api.patch('/api/v1/members/{userId}', { params: { path: { userId: m.userId } }, body: { role: to } });
@@ -66,77 +75,75 @@ export function MembersPage() {
       <PageHeader title="Members">
         <p class="lead">Owners administer, members work with the data, taskers see and complete tasks.</p>
       </PageHeader>
-      {link && (
-        <SecretOnce label={link.label} value={link.value}>
-          <p>No e-mail is sent: pass the link on privately. It works once.</p>
-        </SecretOnce>
-      )}
-      <ErrorNotice error={error ?? members.error} onRetry={members.reload} />
-      {members.loading && !members.data ? (
-        <Loading what="members" />
-      ) : (
-        members.data && (
-          <table class="list">
-            <caption class="visually-hidden">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((m) => (
-                <tr key={m.userId}>
-                  <td data-label="Name">
-                    {m.name}
-                    {m.userId === session.member.userId && ' (you)'}
-                    <div class="muted">{m.email}</div>
-                  </td>
-                  <td data-label="Role">
-                    <label class="visually-hidden" for={`role-${m.userId}`}>
-                      Role of {m.name}
-                    </label>
-                    <select
-                      id={`role-${m.userId}`}
-                      value={m.role}
-                      onChange={(e) => void setMemberRole.run(m, valueOf(e) as (typeof ROLES)[number])}
+      {link && <LinkHandedOver {...link} />}
+      <ErrorNotice error={error} />
+      <ListStates
+        loaded={members}
+        rows={members.data}
+        what="members"
+        empty={null}
+        table={{
+          caption: 'Members',
+          rowKey: (m) => m.userId,
+          columns: [
+            {
+              label: 'Name',
+              cell: (m) => (
+                <>
+                  {m.name}
+                  {m.userId === session.member.userId && ' (you)'}
+                  <div class="muted">{m.email}</div>
+                </>
+              ),
+            },
+            {
+              label: 'Role',
+              cell: (m) => (
+                <>
+                  <label class="visually-hidden" for={`role-${m.userId}`}>
+                    Role of {m.name}
+                  </label>
+                  <select
+                    id={`role-${m.userId}`}
+                    value={m.role}
+                    onChange={(e) => void setMemberRole.run(m, valueOf(e) as (typeof ROLES)[number])}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                </>
+              ),
+            },
+            { label: 'Since', cell: (m) => <Time value={m.createdAt} /> },
+            {
+              label: 'Actions',
+              hideLabel: true,
+              class: 'row-actions',
+              cell: (m) => (
+                <>
+                  <button type="button" class="button-secondary" onClick={() => void reset.run(m)}>
+                    New sign-in link
+                  </button>
+                  {m.userId !== session.member.userId && (
+                    <ConfirmButton
+                      label="Remove"
+                      title={`Remove ${m.name}?`}
+                      confirm="Remove"
+                      danger
+                      onConfirm={() => remove.run(m)}
                     >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td data-label="Since">
-                    <Time value={m.createdAt} />
-                  </td>
-                  <td data-label="Actions" class="row-actions">
-                    <button type="button" class="button-secondary" onClick={() => void reset.run(m)}>
-                      New sign-in link
-                    </button>
-                    {m.userId !== session.member.userId && (
-                      <ConfirmButton
-                        label="Remove"
-                        title={`Remove ${m.name}?`}
-                        confirm="Remove"
-                        danger
-                        onConfirm={() => remove.run(m)}
-                      >
-                        <p>They are signed out at once and can no longer sign in.</p>
-                      </ConfirmButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      )}
+                      <p>They are signed out at once and can no longer sign in.</p>
+                    </ConfirmButton>
+                  )}
+                </>
+              ),
+            },
+          ],
+        }}
+      />
       <h2>Pending invitations</h2>
       {invitations.data?.length === 0 ? (
         <p class="muted">None.</p>

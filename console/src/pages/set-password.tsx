@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ConsoleSession } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
 import { Link } from '../router.js';
+import { useNewPassword } from '../passwords.js';
 import { ErrorNotice, Field, Loading, valueOf } from '../ui.js';
 
 /** The link's token, from the fragment (never sent to the server, nor in a Referer). */
@@ -16,8 +17,8 @@ function tokenFromHash(): string {
 export function SetPasswordPage(props: { onSignedIn: (s: ConsoleSession) => void }) {
   const [token] = useState(tokenFromHash);
   const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const [again, setAgain] = useState('');
+  const fresh = useNewPassword();
+  const { password, mismatch } = fresh;
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = 'Set your password · Shelf console';
@@ -38,7 +39,6 @@ export function SetPasswordPage(props: { onSignedIn: (s: ConsoleSession) => void
     });
     props.onSignedIn(data);
   });
-  const mismatch = again.length > 0 && again !== password;
   if (link.loading) return <Loading what="your link" />;
   if (!token || link.error || !link.data)
     return (
@@ -78,39 +78,7 @@ export function SetPasswordPage(props: { onSignedIn: (s: ConsoleSession) => void
             <input id="name" required autoComplete="name" value={name} onInput={(e) => setName(valueOf(e))} />
           </Field>
         )}
-        <Field
-          id="new-password"
-          label="New password"
-          hint="At least 12 characters; a few words you can remember work well."
-        >
-          <input
-            id="new-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={12}
-            maxLength={200}
-            aria-describedby="new-password-hint"
-            value={password}
-            onInput={(e) => setPassword(valueOf(e))}
-          />
-        </Field>
-        <Field id="again" label="The same password again">
-          <input
-            id="again"
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-invalid={mismatch}
-            value={again}
-            onInput={(e) => setAgain(valueOf(e))}
-          />
-        </Field>
-        {mismatch && (
-          <p class="field-error" role="alert">
-            The two passwords differ.
-          </p>
-        )}
+        {fresh.fields}
         <ErrorNotice error={redeem.error} />
         <button type="submit" class="button-primary" disabled={redeem.busy || mismatch}>
           {redeem.busy ? 'Saving…' : invitation ? 'Join and sign in' : 'Save and sign in'}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ShelfApiError, type ConsoleSession } from '../api.js';
 import { useAction } from '../hooks.js';
+import { PasswordField } from '../passwords.js';
 import { ErrorNotice, Field, Notice, valueOf } from '../ui.js';
 
 type Choice = { id: string; name: string };
@@ -61,16 +62,13 @@ export function SignInPage(props: { ended: boolean; onSignedIn: (s: ConsoleSessi
             onInput={(e) => setEmail(valueOf(e))}
           />
         </Field>
-        <Field id="password" label="Password">
-          <input
-            id="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(valueOf(e))}
-          />
-        </Field>
+        <PasswordField
+          id="password"
+          label="Password"
+          autoComplete="current-password"
+          value={password}
+          onInput={setPassword}
+        />
         {choices && (
           <Field id="organisation" label="Organisation" hint="This address belongs to several organisations.">
             <select id="organisation" value={organisationId} onChange={(e) => setOrganisationId(valueOf(e))}>

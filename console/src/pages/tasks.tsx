@@ -1,21 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type TaskRow } from '../api.js';
 import { can, useSession } from '../session.js';
-import { useAction, useLoad } from '../hooks.js';
-import { Link, navigate, queryString, useLocation } from '../router.js';
-import {
-  Badge,
-  EmptyState,
-  ErrorNotice,
-  Facts,
-  Field,
-  Loading,
-  Notice,
-  PageHeader,
-  Pager,
-  Time,
-  valueOf,
-} from '../ui.js';
+import { useAction, useLoad, useRecord } from '../hooks.js';
+import { PagedList, SelectFilter, useListQuery, type Column } from '../lists.js';
+import { Link } from '../router.js';
+import { Badge, EmptyState, ErrorNotice, Facts, Field, Notice, NotLoaded, PageHeader, Time, valueOf } from '../ui.js';
 
 const STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 type Status = (typeof STATUSES)[number];
@@ -33,14 +22,25 @@ const VERB: Record<Status, string> = {
   cancelled: 'Cancel task',
 };
 
+/** The list's columns. */
+const COLUMNS: Column<TaskRow>[] = [
+  { label: 'Task', cell: (t) => <Link href={`/tasks/${t.id}`}>{t.title}</Link> },
+  { label: 'Status', cell: (t) => <Badge value={t.status} /> },
+  { label: 'Place', cell: (t) => t.placeName ?? <span class="muted">—</span> },
+  { label: 'Due', cell: (t) => t.dueDate ?? <span class="muted">—</span> },
+  {
+    label: 'Compliance',
+    cell: (t) => (t.complianceScore == null ? <span class="muted">—</span> : `${t.complianceScore}%`),
+  },
+];
+
 /** Tasks, "assigned to me" first for a tasker (field staff), every task for the office. */
 export function TasksPage() {
   const { session } = useSession();
-  const { query } = useLocation();
-  const mine = query.get('mine') ?? (can.tasksOnly(session) ? '1' : '');
-  const status = query.get('status') ?? '';
-  const cursor = query.get('cursor') ?? undefined;
-  const history = (query.get('pages') ?? '').split(',').filter(Boolean);
+  const list = useListQuery('/tasks');
+  const mine = list.get('mine') || (can.tasksOnly(session) ? '1' : '');
+  const status = list.get('status');
+  const { cursor } = list;
   const page = useLoad(
     (signal) =>
       api.get('/api/v1/tasks', {
@@ -54,97 +54,57 @@ export function TasksPage() {
         },
         signal,
       }),
-    [query.toString()],
+    [list.key],
   );
   const go = (f: { mine: string; status: string }, c?: string, pages: string[] = []) =>
-    navigate(`/tasks${queryString({ mine: f.mine || '0', status: f.status, cursor: c, pages: pages.join(',') })}`);
+    list.go({ mine: f.mine || '0', status: f.status }, c, pages);
   return (
     <section>
       <PageHeader title="Tasks">
         <p class="lead">Store visits and shelf checks; a task completes when its analysis does, or by hand.</p>
       </PageHeader>
       <form class="filters" aria-label="Filter tasks" onSubmit={(e) => e.preventDefault()}>
-        <Field id="t-mine" label="Whose">
-          <select id="t-mine" value={mine === '1' ? '1' : '0'} onChange={(e) => go({ mine: valueOf(e), status })}>
-            <option value="1">Assigned to me</option>
-            <option value="0">Everyone's</option>
-          </select>
-        </Field>
-        <Field id="t-status" label="Status">
-          <select id="t-status" value={status} onChange={(e) => go({ mine, status: valueOf(e) })}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectFilter
+          id="t-mine"
+          label="Whose"
+          value={mine === '1' ? '1' : '0'}
+          values={['1', '0']}
+          any={null}
+          show={(v) => (v === '1' ? 'Assigned to me' : "Everyone's")}
+          onChange={(v) => go({ mine: v, status })}
+        />
+        <SelectFilter
+          id="t-status"
+          label="Status"
+          value={status}
+          values={STATUSES}
+          onChange={(v) => go({ mine, status: v })}
+        />
       </form>
-      <ErrorNotice error={page.error} onRetry={page.reload} />
-      {page.loading && !page.data ? (
-        <Loading what="tasks" />
-      ) : page.data?.data.length === 0 ? (
-        <EmptyState title={mine === '1' ? 'Nothing assigned to you' : 'No tasks'}>
-          <p>
-            {mine === '1'
-              ? "When someone assigns you a task it appears here. Look at everyone's tasks to pick one up."
-              : status
-                ? 'No task has this status.'
-                : 'Tasks are created through the API (POST /api/v1/tasks), by your systems or an office member.'}
-          </p>
-        </EmptyState>
-      ) : (
-        page.data && (
-          <>
-            <table class="list">
-              <caption class="visually-hidden">Tasks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Task</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Place</th>
-                  <th scope="col">Due</th>
-                  <th scope="col">Compliance</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.data.map((t) => (
-                  <tr key={t.id}>
-                    <td data-label="Task">
-                      <Link href={`/tasks/${t.id}`}>{t.title}</Link>
-                    </td>
-                    <td data-label="Status">
-                      <Badge value={t.status} />
-                    </td>
-                    <td data-label="Place">{t.placeName ?? <span class="muted">—</span>}</td>
-                    <td data-label="Due">{t.dueDate ?? <span class="muted">—</span>}</td>
-                    <td data-label="Compliance">
-                      {t.complianceScore == null ? <span class="muted">—</span> : `${t.complianceScore}%`}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager
-              hasMore={page.data.pagination.hasMore}
-              next={page.data.pagination.cursor}
-              history={history}
-              onPage={(c, pages) => go({ mine, status }, c, pages)}
-            />
-          </>
-        )
-      )}
+      <PagedList
+        page={page}
+        what="tasks"
+        paging={list.paging({ mine: mine || '0', status })}
+        empty={
+          <EmptyState title={mine === '1' ? 'Nothing assigned to you' : 'No tasks'}>
+            <p>
+              {mine === '1'
+                ? "When someone assigns you a task it appears here. Look at everyone's tasks to pick one up."
+                : status
+                  ? 'No task has this status.'
+                  : 'Tasks are created through the API (POST /api/v1/tasks), by your systems or an office member.'}
+            </p>
+          </EmptyState>
+        }
+        table={{ caption: 'Tasks', columns: COLUMNS }}
+      />
     </section>
   );
 }
 
 export function TaskPage(props: { id: string }) {
   const { session } = useSession();
-  const task = useLoad(
-    (signal) => api.get('/api/v1/tasks/{id}', { params: { path: { id: props.id } }, signal }).then((r) => r.data),
-    [props.id],
-  );
+  const task = useRecord(props.id, (id, signal) => api.get('/api/v1/tasks/{id}', { params: { path: { id } }, signal }));
   const [notes, setNotes] = useState('');
   const [done, setDone] = useState<string | null>(null);
   useEffect(() => setNotes(task.data?.notes ?? ''), [task.data?.notes]);
@@ -154,15 +114,7 @@ export function TaskPage(props: { id: string }) {
     task.reload();
   });
   const t = task.data;
-  if (task.loading && !t) return <Loading what="the task" />;
-  if (!t)
-    return (
-      <section>
-        <PageHeader title="Task" />
-        <ErrorNotice error={task.error} onRetry={task.reload} />
-        <Link href="/tasks">Back to tasks</Link>
-      </section>
-    );
+  if (!t) return <NotLoaded loaded={task} title="Task" what="the task" back={['/tasks', 'Back to tasks']} />;
   const moves = NEXT[t.status].filter((s) => s !== 'cancelled' || !can.tasksOnly(session));
   return (
     <section>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { DeliveryLog } from '../deliveries.js';
 import { useAction, useInterval, useLoad } from '../hooks.js';
+import { PagedList, SelectFilter, useLocalPaging } from '../lists.js';
 import { Link, navigate } from '../router.js';
 import {
   Badge,
@@ -10,10 +11,9 @@ import {
   ErrorNotice,
   Facts,
   Field,
-  Loading,
   Notice,
+  NotLoaded,
   PageHeader,
-  Pager,
   SecretOnce,
   Time,
   valueOf,
@@ -30,7 +30,7 @@ export function WebhookPage(props: { id: string }) {
   );
   const [status, setStatus] = useState('');
   const [event, setEvent] = useState('');
-  const [cursor, setCursor] = useState<{ at?: string; history: string[] }>({ history: [] });
+  const pages = useLocalPaging();
   const deliveries = useLoad(
     (signal) =>
       api.get('/api/v1/webhooks/{id}/deliveries', {
@@ -39,13 +39,13 @@ export function WebhookPage(props: { id: string }) {
           query: {
             ...(status ? { status: status as (typeof DELIVERY_STATUSES)[number] } : {}),
             ...(event ? { event } : {}),
-            ...(cursor.at ? { cursor: cursor.at } : {}),
+            ...(pages.cursor ? { cursor: pages.cursor } : {}),
             limit: 20,
           },
         },
         signal,
       }),
-    [props.id, status, event, cursor.at],
+    [props.id, status, event, pages.cursor],
   );
   // Attempts still to come: follow them.
   useInterval(
@@ -97,15 +97,10 @@ export function WebhookPage(props: { id: string }) {
     navigate('/webhooks');
   });
 
-  if (hook.loading && !hook.data) return <Loading what="the endpoint" />;
   const w = hook.data;
   if (!w)
     return (
-      <section>
-        <PageHeader title="Webhook endpoint" />
-        <ErrorNotice error={hook.error} onRetry={hook.reload} />
-        <Link href="/webhooks">Back to webhooks</Link>
-      </section>
+      <NotLoaded loaded={hook} title="Webhook endpoint" what="the endpoint" back={['/webhooks', 'Back to webhooks']} />
     );
   const errors = [save.error, setActive.error, rotate.error, test.error, remove.error].find(Boolean);
   return (
@@ -221,63 +216,44 @@ export function WebhookPage(props: { id: string }) {
       )}
       <h2 id="log">Delivery log</h2>
       <form class="filters" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
-        <Field id="d-status" label="Status">
-          <select
-            id="d-status"
-            value={status}
-            onChange={(e) => {
-              setStatus(valueOf(e));
-              setCursor({ history: [] });
-            }}
-          >
-            <option value="">Any</option>
-            {DELIVERY_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="d-event" label="Event">
-          <select
-            id="d-event"
-            value={event}
-            onChange={(e) => {
-              setEvent(valueOf(e));
-              setCursor({ history: [] });
-            }}
-          >
-            <option value="">Any</option>
-            {[...EVENTS, 'webhook.test'].map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectFilter
+          id="d-status"
+          label="Status"
+          value={status}
+          values={DELIVERY_STATUSES}
+          onChange={(v) => {
+            setStatus(v);
+            pages.reset();
+          }}
+        />
+        <SelectFilter
+          id="d-event"
+          label="Event"
+          value={event}
+          values={[...EVENTS, 'webhook.test']}
+          show={(v) => v}
+          onChange={(v) => {
+            setEvent(v);
+            pages.reset();
+          }}
+        />
       </form>
-      <ErrorNotice error={deliveries.error} onRetry={deliveries.reload} />
-      {!deliveries.data ? (
-        <Loading what="deliveries" />
-      ) : deliveries.data.data.length === 0 ? (
-        <EmptyState title="No deliveries">
-          <p>
-            {status || event
-              ? 'None match these filters.'
-              : 'Nothing has been sent to this endpoint yet: send a test event to try it.'}
-          </p>
-        </EmptyState>
-      ) : (
-        <>
-          <DeliveryLog deliveries={deliveries.data.data} onChanged={deliveries.reload} />
-          <Pager
-            hasMore={deliveries.data.pagination.hasMore}
-            next={deliveries.data.pagination.cursor}
-            history={cursor.history}
-            onPage={(at, history) => setCursor({ at, history })}
-          />
-        </>
-      )}
+      <PagedList
+        page={deliveries}
+        what="deliveries"
+        paging={pages.paging}
+        empty={
+          <EmptyState title="No deliveries">
+            <p>
+              {status || event
+                ? 'None match these filters.'
+                : 'Nothing has been sent to this endpoint yet: send a test event to try it.'}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(rows) => <DeliveryLog deliveries={rows} onChanged={deliveries.reload} />}
+      </PagedList>
     </section>
   );
 }

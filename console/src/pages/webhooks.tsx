@@ -1,19 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type WebhookRow } from '../api.js';
 import { useAction, useLoad } from '../hooks.js';
+import { ListStates, type Column } from '../lists.js';
 import { Link } from '../router.js';
-import {
-  Badge,
-  EmptyState,
-  ErrorNotice,
-  Field,
-  Loading,
-  PageHeader,
-  SecretOnce,
-  ShortId,
-  Time,
-  valueOf,
-} from '../ui.js';
+import { Badge, EmptyState, ErrorNotice, Field, PageHeader, SecretOnce, ShortId, Time, valueOf } from '../ui.js';
 
 export const EVENTS = [
   'analysis.completed',
@@ -56,6 +46,32 @@ export function EventPicker(props: { value: EventName[]; onChange: (v: EventName
   );
 }
 
+/** The list's columns. */
+const COLUMNS: Column<WebhookRow>[] = [
+  {
+    label: 'Endpoint',
+    cell: (w) => (
+      <>
+        <Link href={`/webhooks/${w.id}`}>{w.description || w.url}</Link>
+        <div class="muted url">
+          <ShortId id={w.id} /> {w.url}
+        </div>
+      </>
+    ),
+  },
+  {
+    label: 'Status',
+    cell: (w) => (
+      <>
+        <Badge value={w.status} />
+        {w.disabledReason && <div class="muted">{w.disabledReason}</div>}
+      </>
+    ),
+  },
+  { label: 'Events', cell: (w) => w.events.join(', ') },
+  { label: 'Created', cell: (w) => <Time value={w.createdAt} /> },
+];
+
 export function WebhooksPage() {
   const list = useLoad(
     (signal) => api.get('/api/v1/webhooks', { params: { query: { limit: 100 } }, signal }).then((r) => r.data),
@@ -90,51 +106,20 @@ export function WebhooksPage() {
           </p>
         </SecretOnce>
       )}
-      <ErrorNotice error={list.error} onRetry={list.reload} />
-      {list.loading && !list.data ? (
-        <Loading what="webhooks" />
-      ) : list.data?.length === 0 ? (
-        <EmptyState title="No webhook endpoints yet">
-          <p>
-            Add one below to be told when analyses finish, instead of polling. Its URL must answer 2xx within 15
-            seconds.
-          </p>
-        </EmptyState>
-      ) : (
-        list.data && (
-          <table class="list">
-            <caption class="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Status</th>
-                <th scope="col">Events</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((w) => (
-                <tr key={w.id}>
-                  <td data-label="Endpoint">
-                    <Link href={`/webhooks/${w.id}`}>{w.description || w.url}</Link>
-                    <div class="muted url">
-                      <ShortId id={w.id} /> {w.url}
-                    </div>
-                  </td>
-                  <td data-label="Status">
-                    <Badge value={w.status} />
-                    {w.disabledReason && <div class="muted">{w.disabledReason}</div>}
-                  </td>
-                  <td data-label="Events">{w.events.join(', ')}</td>
-                  <td data-label="Created">
-                    <Time value={w.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      )}
+      <ListStates
+        loaded={list}
+        rows={list.data}
+        what="webhooks"
+        empty={
+          <EmptyState title="No webhook endpoints yet">
+            <p>
+              Add one below to be told when analyses finish, instead of polling. Its URL must answer 2xx within 15
+              seconds.
+            </p>
+          </EmptyState>
+        }
+        table={{ caption: 'Webhook endpoints', columns: COLUMNS }}
+      />
       <form
         class="card"
         aria-labelledby="new-webhook"

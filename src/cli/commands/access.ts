@@ -1,8 +1,35 @@
 // The CLI's commands for API keys, members and invitations (main.ts runs them).
+import type { Config } from '../../config.js';
 import { API_KEY_ROLES, type ApiKeyRole } from '../../modules/api-keys/api-key.entity.js';
+import type { MemberLinkKind } from '../../modules/sessions/session.entity.js';
 import { memberLinkUrl } from '../../modules/sessions/session.service.js';
+import type { Services } from '../../services.js';
 import { UsageError } from '../args.js';
 import type { CliCommand } from '../command.js';
+
+/**
+ * With SMTP_URL the link is mailed to its person as well; the operator still gets it printed (they
+ * hold the database and its keys anyway, and a first owner must not be stranded by a mail that
+ * never arrives).
+ */
+async function mailed(
+  config: Config,
+  services: Services,
+  link: { kind: MemberLinkKind; org: string; to: string; url: string; expiresAt: Date },
+): Promise<{ mailedTo?: string | null; mailError?: string | null }> {
+  if (!config.SMTP_URL) return {};
+  const { mailedTo, mailError } = await services.sessions.handOver(
+    link.kind,
+    link.org,
+    link.to,
+    link.url,
+    link.expiresAt,
+  );
+  return { mailedTo, mailError };
+}
+
+const mailLines = (m: { mailedTo?: string | null; mailError?: string | null }) =>
+  m.mailedTo ? [`mailed to ${m.mailedTo}`] : m.mailError ? [`not mailed: ${m.mailError}`] : [];
 
 export const accessCommands: Record<string, CliCommand> = {
   'key:create': {
@@ -63,16 +90,24 @@ export const accessCommands: Record<string, CliCommand> = {
     },
   },
   'member:login-link': {
-    usage: `  member:login-link --org <org_id> [--email <e-mail>]\n                 a one-time link to the console where the member (default: the first owner) sets a\n                 password and is signed in; earlier links of theirs stop working`,
-    async run({ args, services, consoleOrigin }) {
+    usage: `  member:login-link --org <org_id> [--email <e-mail>]\n                 a one-time link to the console where the member (default: the first owner) sets a\n                 password and is signed in; earlier links of theirs stop working (with SMTP_URL\n                 also mailed to the member)`,
+    async run({ args, services, config, consoleOrigin }) {
       const org = args.need('org');
       const email = args.values.email === undefined ? undefined : args.label('email');
       const user = await services.sessions.memberForLink(org, email);
       const { token, link } = await services.sessions.createSignInLink(org, user.id);
       const url = memberLinkUrl(consoleOrigin(), token);
-      args.print({ userId: user.id, email: user.email, link: url, expiresAt: link.expiresAt.toISOString() }, [
+      const mail = await mailed(config, services, {
+        kind: 'sign_in',
+        org,
+        to: user.email,
+        url,
+        expiresAt: link.expiresAt,
+      });
+      args.print({ userId: user.id, email: user.email, link: url, expiresAt: link.expiresAt.toISOString(), ...mail }, [
         `sign-in link for ${user.email} (${user.role}), good once until ${link.expiresAt.toISOString()}:`,
         url,
+        ...mailLines(mail),
       ]);
     },
   },
@@ -89,16 +124,33 @@ export const accessCommands: Record<string, CliCommand> = {
     },
   },
   'invite:link': {
-    usage: `  invite:link    --org <org_id> --invitation <mbi_id>\n                 a new link for a pending invitation, where the invited person sets a password and joins`,
-    async run({ args, services, consoleOrigin }) {
+    usage: `  invite:link    --org <org_id> --invitation <mbi_id>\n                 a new link for a pending invitation, where the invited person sets a password and joins\n                 (with SMTP_URL also mailed to them)`,
+    async run({ args, services, config, consoleOrigin }) {
       const { token, link, invitation } = await services.sessions.createInvitationLink(
         args.need('org'),
         args.need('invitation'),
       );
       const url = memberLinkUrl(consoleOrigin(), token);
+      const mail = await mailed(config, services, {
+        kind: 'invitation',
+        org: invitation.organisationId,
+        to: invitation.email,
+        url,
+        expiresAt: link.expiresAt,
+      });
       args.print(
-        { invitationId: invitation.id, email: invitation.email, link: url, expiresAt: link.expiresAt.toISOString() },
-        [`invitation link for ${invitation.email}, good once until ${link.expiresAt.toISOString()}:`, url],
+        {
+          invitationId: invitation.id,
+          email: invitation.email,
+          link: url,
+          expiresAt: link.expiresAt.toISOString(),
+          ...mail,
+        },
+        [
+          `invitation link for ${invitation.email}, good once until ${link.expiresAt.toISOString()}:`,
+          url,
+          ...mailLines(mail),
+        ],
       );
     },
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataEnvelope, defineRoute, deletedSchema, listEnvelope } from '../../http/route.js';
 import type { SessionService } from '../sessions/session.service.js';
-import { renderMemberLink } from '../sessions/session.routes.js';
+import { handOverMemberLink } from '../sessions/session.routes.js';
 import { memberLinkSchema } from '../sessions/session.schemas.js';
 import {
   createdInvitationSchema,
@@ -44,7 +44,7 @@ export function memberRoutes(members: MemberService, sessions: SessionService) {
       operationId: 'inviteMember',
       summary: 'Invite someone to the organisation (the answer carries their link)',
       description:
-        'No e-mail is sent: the answer carries the link where the invited person chooses a password and joins (the console at /console/set-password). Pass it on privately; it works once, for 7 days. A new link: POST /members/invitations/{invitationId}/link. The admin CLI can still accept an invitation (`invite:accept`).',
+        'With SMTP_URL set, the link where the invited person chooses a password and joins (the console at /console/set-password) is mailed to them and left out of the answer (`mailedTo`); without it, or when the mail server refuses the mail (`mailError`), the answer carries the link: pass it on privately. It works once, for 7 days. A new link: POST /members/invitations/{invitationId}/link. The admin CLI can still accept an invitation (`invite:accept`).',
       tag,
       role: 'admin',
       body: inviteBody,
@@ -53,7 +53,13 @@ export function memberRoutes(members: MemberService, sessions: SessionService) {
       errors: ['CONFLICT'],
       handler: async ({ auth, body, ctx }) => {
         const { invitation: i, token, link } = await sessions.inviteWithLink(auth.organisationId, body);
-        const rendered = renderMemberLink(ctx, sessions, token, link.expiresAt);
+        const { expiresAt, ...handedOver } = await handOverMemberLink(ctx, sessions, {
+          kind: 'invitation',
+          organisationId: auth.organisationId,
+          to: i.email,
+          token,
+          expiresAt: link.expiresAt,
+        });
         return {
           status: 201,
           body: {
@@ -62,8 +68,8 @@ export function memberRoutes(members: MemberService, sessions: SessionService) {
               email: i.email,
               role: i.role,
               createdAt: i.createdAt.toISOString(),
-              link: rendered.link,
-              linkExpiresAt: rendered.expiresAt,
+              ...handedOver,
+              linkExpiresAt: expiresAt,
             },
           },
         };
@@ -105,8 +111,18 @@ export function memberRoutes(members: MemberService, sessions: SessionService) {
       response: dataEnvelope(memberLinkSchema),
       errors: ['NOT_FOUND'],
       handler: async ({ auth, params, ctx }) => {
-        const { token, link } = await sessions.createInvitationLink(auth.organisationId, params.invitationId);
-        return { body: { data: renderMemberLink(ctx, sessions, token, link.expiresAt) } };
+        const { token, link, invitation } = await sessions.createInvitationLink(
+          auth.organisationId,
+          params.invitationId,
+        );
+        const data = await handOverMemberLink(ctx, sessions, {
+          kind: 'invitation',
+          organisationId: auth.organisationId,
+          to: invitation.email,
+          token,
+          expiresAt: link.expiresAt,
+        });
+        return { body: { data } };
       },
     }),
     defineRoute({
@@ -116,7 +132,7 @@ export function memberRoutes(members: MemberService, sessions: SessionService) {
       summary:
         "A one-time link where a member sets a new password (a reset; the member's sessions end when it is used)",
       description:
-        "For a member who forgot their password, or never set one. Works once, for 24 hours; the member's earlier links stop working. No e-mail is sent: pass it on privately.",
+        "For a member who forgot their password, or never set one. Works once, for 24 hours; the member's earlier links stop working. Mailed to the member with SMTP_URL set; otherwise in the answer, to pass on privately.",
       tag,
       role: 'admin',
       params,
@@ -124,8 +140,15 @@ export function memberRoutes(members: MemberService, sessions: SessionService) {
       response: dataEnvelope(memberLinkSchema),
       errors: ['NOT_FOUND'],
       handler: async ({ auth, params, ctx }) => {
-        const { token, link } = await sessions.createSignInLink(auth.organisationId, params.userId);
-        return { body: { data: renderMemberLink(ctx, sessions, token, link.expiresAt) } };
+        const { token, link, user } = await sessions.createSignInLink(auth.organisationId, params.userId);
+        const data = await handOverMemberLink(ctx, sessions, {
+          kind: 'sign_in',
+          organisationId: auth.organisationId,
+          to: user.email,
+          token,
+          expiresAt: link.expiresAt,
+        });
+        return { body: { data } };
       },
     }),
     defineRoute({

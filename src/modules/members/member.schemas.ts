@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { linkHandOver } from '../sessions/session.schemas.js';
 import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { singleLine } from '../../lib/validation.js';
 import { MEMBER_ROLES, type User } from './member.entity.js';
@@ -54,13 +55,7 @@ export const invitationSchema = z
   })
   .meta({ id: 'Invitation' });
 export const createdInvitationSchema = invitationSchema
-  .extend({
-    link: z.string().meta({
-      description:
-        'Where the invited person chooses a password and joins (no e-mail is sent): hand it over privately. Works once.',
-    }),
-    linkExpiresAt: z.iso.datetime(),
-  })
+  .extend({ ...linkHandOver, linkExpiresAt: z.iso.datetime() })
   .meta({ id: 'CreatedInvitation' });
 export const listInvitationsQuery = z.strictObject({ cursor: cursorParam, limit: limitParam() });
 

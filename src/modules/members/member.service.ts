@@ -40,7 +40,7 @@ export class MemberService {
       throw reportsToError(`No member with id '${userId}'.`);
   }
 
-  /** No e-mail is sent (no SMTP here); the invitation is accepted through the admin CLI. */
+  /** The invitation alone; its link (mailed with SMTP_URL, or handed back) is SessionService's. */
   async invite(organisationId: string, input: InviteInput): Promise<Invitation> {
     const email = input.email.toLowerCase();
     await this.assertMember(organisationId, input.reportsTo);

@@ -11,15 +11,17 @@ import type { AuthContext } from '../../http/auth-context.js';
 import type { Organisation } from '../organisations/organisation.entity.js';
 import type { User } from '../members/member.entity.js';
 import {
+  changePasswordBody,
   consoleSessionSchema,
   inspectLinkBody,
+  passwordChangedSchema,
   linkInfoSchema,
   redeemLinkBody,
   signedInSessionSchema,
   signedOutSchema,
   signInBody,
 } from './session.schemas.js';
-import type { Session } from './session.entity.js';
+import type { MemberLinkKind, Session } from './session.entity.js';
 import { csrfTokenFor, memberLinkUrl, type SessionService, type SignedIn } from './session.service.js';
 
 const tag = 'Console sessions';
@@ -156,6 +158,23 @@ export function sessionRoutes(sessions: SessionService) {
     }),
     defineRoute({
       method: 'post',
+      path: '/auth/password',
+      operationId: 'changePassword',
+      summary: 'Change your own password (your other sessions end)',
+      description:
+        "The current password is required (a wrong one is 422 on `currentPassword`), and throttled as a sign-in is: failed tries count against the client address's failed-authentication budget and the account's SIGN_IN_FAILURES_PER_MINUTE, past which the answer is 429. The member's other sessions end; this one goes on. A session only (an API key is refused).",
+      tag,
+      auth: 'session',
+      taskers: true,
+      body: changePasswordBody,
+      status: 200,
+      response: dataEnvelope(passwordChangedSchema),
+      handler: async ({ auth, body, ctx }) => ({
+        body: { data: await sessions.changePassword(sessionOf(auth), body, clientInfo(ctx)) },
+      }),
+    }),
+    defineRoute({
+      method: 'post',
       path: '/auth/links/inspect',
       operationId: 'inspectMemberLink',
       summary: 'What a sign-in or invitation link is for (changes nothing)',
@@ -201,10 +220,18 @@ export function sessionRoutes(sessions: SessionService) {
   ];
 }
 
-/** A link's answer: its URL (PUBLIC_URL's origin, or the request's) and when it stops working. */
-export function renderMemberLink(ctx: Context, sessions: SessionService, token: string, expiresAt: Date) {
+/**
+ * A link's answer: its URL (PUBLIC_URL's origin, or the request's), mailed to its person with
+ * SMTP_URL set (then left out of the answer), and when it stops working.
+ */
+export async function handOverMemberLink(
+  ctx: Context,
+  sessions: SessionService,
+  link: { kind: MemberLinkKind; organisationId: string; to: string; token: string; expiresAt: Date },
+) {
+  const url = memberLinkUrl(publicOrigin(ctx, sessions.settings.publicUrl), link.token);
   return {
-    link: memberLinkUrl(publicOrigin(ctx, sessions.settings.publicUrl), token),
-    expiresAt: expiresAt.toISOString(),
+    ...(await sessions.handOver(link.kind, link.organisationId, link.to, url, link.expiresAt)),
+    expiresAt: link.expiresAt.toISOString(),
   };
 }

@@ -88,16 +88,39 @@ export const linkInfoSchema = z
   })
   .meta({ id: 'MemberLinkInfo' });
 
-export const memberLinkSchema = z
-  .object({
-    link: z.string().meta({
-      description:
-        'Opens the console where its holder sets a password and is signed in. Works once; hand it over privately.',
-      example: 'https://shelf.example.com/console/set-password#token=…',
-    }),
-    expiresAt: z.iso.datetime(),
+/** How a link reached its person: mailed (SMTP_URL set), or handed back to pass on. */
+export const linkHandOver = {
+  link: z.string().nullable().meta({
+    description:
+      'Opens the console where its holder sets a password and is signed in. Works once; hand it over privately. Null when it was mailed (`mailedTo`): only its reader gets it.',
+    example: 'https://shelf.example.com/console/set-password#token=…',
+  }),
+  mailedTo: z.string().nullable().meta({
+    description:
+      'With SMTP_URL set: the address the link was mailed to; null when it was not mailed (then `link` holds it).',
+  }),
+  mailError: z.string().nullable().meta({
+    description: 'Why the mail was not sent although SMTP_URL is set (the link is then in `link`, to pass on).',
+  }),
+};
+
+export const memberLinkSchema = z.object({ ...linkHandOver, expiresAt: z.iso.datetime() }).meta({ id: 'MemberLink' });
+
+export const changePasswordBody = z
+  .strictObject({
+    // Any length is checked against the hash: only its upper bound is enforced here.
+    currentPassword: z.string().min(1).max(PASSWORD_MAX),
+    newPassword: password,
   })
-  .meta({ id: 'MemberLink' });
+  .meta({ id: 'ChangePasswordRequest' });
+
+export const passwordChangedSchema = z
+  .object({
+    otherSessionsEnded: z.number().int().meta({
+      description: "How many of the member's other sessions ended (this one goes on).",
+    }),
+  })
+  .meta({ id: 'PasswordChanged' });
 
 export const signedOutSchema = z
   .object({ sessionsEnded: z.number().int().meta({ description: 'How many sessions this ended.' }) })

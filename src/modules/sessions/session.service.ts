@@ -11,6 +11,8 @@ import {
   ValidationError,
 } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Mailer } from '../../lib/outbound/mailer.js';
 import { Invitation, User, type MemberRole } from '../members/member.entity.js';
 import type { MemberService } from '../members/member.service.js';
 import type { InviteInput } from '../members/member.schemas.js';
@@ -36,6 +38,12 @@ export type SessionSettings = {
 
 /** Where a request comes from: its address's budget key (clientAddressKey), the address and browser to show. */
 export type ClientInfo = { addressKey: string; address: string | null; userAgent: string | null };
+
+/** Where links are mailed (SMTP_URL); null: no mail, the links are handed back. */
+export type LinkMail = { mailer: Mailer; logger: Logger } | null;
+
+/** What became of a link: mailed to its person, or to be handed over by whoever asked for it. */
+export type HandedOver = { link: string | null; mailedTo: string | null; mailError: string | null };
 
 /** A session just made: the token goes into the cookie and nowhere else. */
 export type SignedIn = { session: Session; token: string; user: User; organisation: Organisation };
@@ -94,6 +102,7 @@ export class SessionService {
     private readonly limiter: RateLimiter,
     private readonly members: MemberService,
     readonly settings: SessionSettings,
+    private readonly mail: LinkMail = null,
   ) {}
 
   private addressBucket(client: ClientInfo) {
@@ -261,9 +270,12 @@ export class SessionService {
    * A one-time link for a member to set a password and sign in (the first owner's, from the CLI; an
    * owner's reset of someone's password). Earlier unused links of the member stop working.
    */
-  async createSignInLink(organisationId: string, userId: string): Promise<{ token: string; link: MemberLink }> {
+  async createSignInLink(
+    organisationId: string,
+    userId: string,
+  ): Promise<{ token: string; link: MemberLink; user: User }> {
     const user = await this.members.get(organisationId, userId);
-    return this.createLink(organisationId, 'sign_in', { userId: user.id });
+    return { ...(await this.createLink(organisationId, 'sign_in', { userId: user.id })), user };
   }
 
   /** The link of a pending invitation, where the invited person names themselves and sets a password. */
@@ -276,10 +288,7 @@ export class SessionService {
     return { ...(await this.createLink(organisationId, 'invitation', { invitationId })), invitation };
   }
 
-  /**
-   * An invitation and its link at once (POST /members/invite): no mail is sent, so the link is how
-   * the invited person gets in, and the inviter passes it on.
-   */
+  /** An invitation and its link at once (POST /members/invite); the route hands the link over (handOver). */
   async inviteWithLink(organisationId: string, input: InviteInput) {
     const invitation = await this.members.invite(organisationId, input);
     const { token, link } = await this.createLink(organisationId, 'invitation', { invitationId: invitation.id });
@@ -369,6 +378,80 @@ export class SessionService {
       await em.flush();
       return this.start(em, user, client);
     });
+  }
+
+  /**
+   * A member changes their own password: the current one first (a session left open on a shared
+   * computer is not enough to take the account over), throttled as a sign-in is (the address's
+   * failed-authentication budget and the account's failed sign-ins a minute, both counted on a wrong
+   * current password). The member's other sessions end (whoever knew the old password is out); this
+   * one goes on. A wrong current password is 422 on its field, not 401: the session is good, and a 401
+   * would tell the console the session had ended.
+   */
+  async changePassword(
+    session: { id: string; userId: string },
+    input: { currentPassword: string; newPassword: string },
+    client: ClientInfo,
+  ): Promise<{ otherSessionsEnded: number }> {
+    await this.assertAddressBudget(client);
+    const user = await this.em.findOneOrFail(User, { id: session.userId });
+    const account = await this.limiter.check(`signin:${user.email}`, this.settings.signInFailuresPerMinute);
+    if (!account.allowed) throw new RateLimitedError(account, 'failed sign-ins a minute for this account');
+    if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+      await this.countFailure(client, user.email);
+      throw new ValidationError('Invalid body: currentPassword: This is not your current password.', [
+        { field: 'currentPassword', message: 'This is not your current password.' },
+      ]);
+    }
+    if (input.newPassword === input.currentPassword)
+      throw new ValidationError('Invalid body: newPassword: Choose a password other than the current one.', [
+        { field: 'newPassword', message: 'Choose a password other than the current one.' },
+      ]);
+    const passwordHash = await hashPassword(input.newPassword);
+    return this.em.transactional(async (em) => {
+      await em.nativeUpdate(User, { id: user.id }, { passwordHash, updatedAt: new Date() });
+      const ended = await em.nativeDelete(Session, { userId: user.id, id: { $ne: session.id } });
+      return { otherSessionsEnded: ended };
+    });
+  }
+
+  /**
+   * Hands a link to its person: with SMTP_URL, mailed to `to` and kept out of the answer (only its
+   * reader should hold it); without, or when the mail server refuses it, handed back to whoever asked,
+   * to pass on (an invitation is never lost to a mail server that is down).
+   */
+  async handOver(
+    kind: MemberLinkKind,
+    organisationId: string,
+    to: string,
+    url: string,
+    expiresAt: Date,
+  ): Promise<HandedOver> {
+    if (!this.mail) return { link: url, mailedTo: null, mailError: null };
+    const organisation = await this.em.findOneOrFail(Organisation, { id: organisationId });
+    const until = expiresAt.toISOString().replace('T', ' ').slice(0, 16);
+    const message =
+      kind === 'invitation'
+        ? {
+            subject: `You are invited to ${organisation.name} on the Shelf console`,
+            text: `You are invited to join ${organisation.name} on the Shelf console.\n\nOpen this link to choose your name and a password; it works once, until ${until} UTC:\n\n${url}\n\nIf you did not expect this invitation, ignore this mail.\n`,
+          }
+        : {
+            subject: `Set your password for ${organisation.name} on the Shelf console`,
+            text: `Open this link to set your password for ${organisation.name} on the Shelf console; it works once, until ${until} UTC, and signs you out of your other sessions:\n\n${url}\n\nIf you did not ask for it, ignore this mail; your password stays as it is.\n`,
+          };
+    try {
+      await this.mail.mailer.send({ to, ...message });
+      return { link: null, mailedTo: to, mailError: null };
+    } catch (err) {
+      // The server's own words may name internal hosts: logged for the operator, a plain sentence for the caller.
+      this.mail.logger.warn({ err, kind, organisationId }, 'console link not mailed');
+      return {
+        link: url,
+        mailedTo: null,
+        mailError: `The mail server did not take the mail to ${to}; pass the link on yourself.`,
+      };
+    }
   }
 
   /** Sessions that have ended, deleted (the worker's housekeeping); the number deleted. */

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Delivery } from './delivery.entity.js';
 import type { EventDispatcher } from './event-dispatcher.js';
 import type { RedeliveryCandidate, WebhookService } from './webhook.service.js';
 
@@ -24,11 +25,17 @@ export class WebhookCommands {
 
   /** Sends a finished delivery again, same delivery id, as a new run of its workflow. */
   async redeliver(organisationId: string, webhookId: string, deliveryId: string) {
-    const delivery = await this.webhooks.reopenDelivery(organisationId, webhookId, deliveryId);
-    await this.dispatcher.start(
-      { id: delivery.id, organisationId, webhookId, eventType: delivery.eventType },
-      'ALLOW_DUPLICATE',
-    );
+    return this.startAgain(await this.webhooks.reopenDelivery(organisationId, webhookId, deliveryId));
+  }
+
+  /** One of an analysis' deliveries sent again (its callback's too), same delivery id, as a new run. */
+  async redeliverOfAnalysis(organisationId: string, analysisId: string, deliveryId: string) {
+    return this.startAgain(await this.webhooks.reopenAnalysisDelivery(organisationId, analysisId, deliveryId));
+  }
+
+  private async startAgain(delivery: Delivery): Promise<Delivery> {
+    const { id, organisationId, webhookId, eventType } = delivery;
+    await this.dispatcher.start({ id, organisationId, webhookId: webhookId ?? null, eventType }, 'ALLOW_DUPLICATE');
     return delivery;
   }
 

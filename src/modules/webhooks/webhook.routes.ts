@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { dataEnvelope, defineRoute, deletedSchema, idParams, listEnvelope } from '../../http/route.js';
 import { MAX_ANALYSIS_DELIVERIES, type WebhookService } from './webhook.service.js';
 import type { WebhookCommands } from './webhook-commands.js';
+import type { Delivery } from './delivery.entity.js';
 import {
   createWebhookBody,
   deliverySchema,
@@ -21,6 +22,25 @@ const deliveryParams = z.object({ id: z.string().min(1).max(100), deliveryId: z.
 const tag = 'Webhooks';
 
 export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommands) {
+  /** Sends a finished delivery again (admin): `redeliver` reopens and starts it; the answer has its attempts so far. */
+  const redeliverRoute = (
+    doc: { path: string; operationId: string; summary: string; description?: string },
+    redeliver: (organisationId: string, id: string, deliveryId: string) => Promise<Delivery>,
+  ) =>
+    defineRoute({
+      method: 'post',
+      ...doc,
+      tag,
+      role: 'admin',
+      params: deliveryParams,
+      status: 200,
+      response: dataEnvelope(deliverySchema),
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      handler: async ({ auth, params }) => {
+        const d = await redeliver(auth.organisationId, params.id, params.deliveryId);
+        return { body: { data: serializeDelivery(d, await webhooks.attemptsOf(d.id)) } };
+      },
+    });
   return [
     defineRoute({
       method: 'post',
@@ -165,22 +185,14 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
         };
       },
     }),
-    defineRoute({
-      method: 'post',
-      path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
-      operationId: 'redeliverWebhookDelivery',
-      summary: 'Send one delivery again (same delivery id)',
-      tag,
-      role: 'admin',
-      params: deliveryParams,
-      status: 200,
-      response: dataEnvelope(deliverySchema),
-      errors: ['NOT_FOUND', 'CONFLICT'],
-      handler: async ({ auth, params }) => {
-        const d = await commands.redeliver(auth.organisationId, params.id, params.deliveryId);
-        return { body: { data: serializeDelivery(d, await webhooks.attemptsOf(d.id)) } };
+    redeliverRoute(
+      {
+        path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+        operationId: 'redeliverWebhookDelivery',
+        summary: 'Send one delivery again (same delivery id)',
       },
-    }),
+      (organisationId, id, deliveryId) => commands.redeliver(organisationId, id, deliveryId),
+    ),
     defineRoute({
       method: 'get',
       path: '/analyses/{id}/deliveries',
@@ -208,5 +220,15 @@ export function webhookRoutes(webhooks: WebhookService, commands: WebhookCommand
         };
       },
     }),
+    redeliverRoute(
+      {
+        path: '/analyses/{id}/deliveries/{deliveryId}/redeliver',
+        operationId: 'redeliverAnalysisDelivery',
+        summary: "Send one of the analysis' deliveries again, its callback's too (same delivery id)",
+        description:
+          "Any delivery `GET /analyses/{id}/deliveries` lists: a webhook's delivery of the analysis' event, or the delivery to its `callbackUrl` (which has no webhook to redeliver it from). A new run under the same delivery id (`X-Service-Delivery`), so receivers can de-duplicate; its attempts follow the earlier ones in the log. 409 while it is still being attempted, or when its webhook was deleted or is disabled.",
+      },
+      (organisationId, id, deliveryId) => commands.redeliverOfAnalysis(organisationId, id, deliveryId),
+    ),
   ];
 }

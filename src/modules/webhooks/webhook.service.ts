@@ -185,8 +185,44 @@ export class WebhookService {
     await this.get(organisationId, webhookId);
     const delivery = await this.deliveryRepo.findOne({ id: deliveryId, organisationId, webhookId });
     if (!delivery) throw new NotFoundError('delivery', deliveryId);
+    return this.reopen(delivery);
+  }
+
+  /**
+   * One of an analysis' deliveries (a webhook's delivery of its event, or its callback's) set back to
+   * pending for a new run. A callback has no webhook route to redeliver it from, so the analysis
+   * names it. Refused (409) while it is being attempted, and when its webhook was deleted or disabled
+   * (the attempt would be abandoned unsent).
+   */
+  async reopenAnalysisDelivery(organisationId: string, analysisId: string, deliveryId: string): Promise<Delivery> {
+    const [row] = await sql<{ belongs: boolean | null; webhook_status: string | null }>(
+      this.em,
+      `select (d.analysis_id = a.id or e.analysis_id = a.id) as belongs, w.status as webhook_status
+         from analyses a
+         left join deliveries d on d.id = ? and d.organisation_id = a.organisation_id
+         left join events e on e.id = d.event_id
+         left join webhooks w on w.id = d.webhook_id
+        where a.id = ? and a.organisation_id = ?`,
+      [deliveryId, analysisId, organisationId],
+    );
+    if (!row) throw new NotFoundError('analysis', analysisId);
+    const delivery = row.belongs ? await this.deliveryRepo.findOne({ id: deliveryId, organisationId }) : null;
+    if (!delivery) throw new NotFoundError('delivery', deliveryId);
+    if (delivery.webhookId && row.webhook_status !== 'active')
+      throw new ConflictError(
+        row.webhook_status
+          ? 'Its webhook is disabled: set it back to active first.'
+          : 'Its webhook was deleted: nowhere to send it.',
+        { deliveryId, webhookId: delivery.webhookId },
+      );
+    return this.reopen(delivery);
+  }
+
+  private async reopen(delivery: Delivery): Promise<Delivery> {
     if (delivery.status === 'pending')
-      throw new ConflictError('This delivery is still being attempted; wait for it to finish.', { deliveryId });
+      throw new ConflictError('This delivery is still being attempted; wait for it to finish.', {
+        deliveryId: delivery.id,
+      });
     delivery.status = 'pending';
     delivery.completedAt = null;
     await this.em.flush();

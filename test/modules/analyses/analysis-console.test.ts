@@ -18,6 +18,8 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
   let host: ImageHost;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let stopWorkers: () => Promise<void>;
+  /** The deliveries one test made, for the redelivery test after it. */
+  let delivered: { analysisId: string; webhookId: string; webhook: string; callback: string } | undefined;
 
   before(async () => {
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('analysis-console') });
@@ -170,6 +172,53 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     assert.equal(callback.status, 'succeeded', JSON.stringify(callback));
     assert.equal((await api.request('GET', `/analyses/${id}/deliveries`, { key: org.keys.write })).status, 403);
     assert.equal((await api.request('GET', `/analyses/an_nope/deliveries`, { key: org.keys.admin })).status, 404);
+    delivered = { analysisId: id, webhookId: hook.body.data.id, webhook: webhook.id, callback: callback.id };
+  });
+
+  it("redelivers any of the analysis' deliveries, its callback's too, under the same delivery id (admin only)", async () => {
+    const { analysisId, webhookId, webhook, callback } = delivered!;
+    const path = (deliveryId: string) => `/analyses/${analysisId}/deliveries/${deliveryId}/redeliver`;
+    const before = receiver.received.length;
+    assert.equal((await api.request('POST', path(callback), { key: org.keys.write })).status, 403);
+    const again = await api.request('POST', path(callback), { key: org.keys.admin });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.data.id, callback);
+    assert.equal(again.body.data.webhookId, null);
+    const sent = await waitFor('the callback sent again', async () =>
+      receiver.received.slice(before).find((r) => r.headers['x-service-delivery'] === callback),
+    );
+    assert.match(String(sent.headers['x-service-signature']), /v1=/);
+    const listed = await waitFor('its second attempt in the log', async () => {
+      const res = await api.request('GET', `/analyses/${analysisId}/deliveries`, { key: org.keys.admin });
+      const d = res.body.data.find((x: any) => x.id === callback);
+      return d.attempts.length === 2 && d.status === 'succeeded' && d;
+    });
+    assert.deepEqual(
+      listed.attempts.map((a: any) => a.attempt),
+      [1, 2],
+    );
+    // Its webhook's delivery the same way, until the webhook is disabled: then nowhere to send it.
+    assert.equal((await api.request('POST', path(webhook), { key: org.keys.admin })).status, 200);
+    await waitFor('the webhook delivery done', async () => {
+      const res = await api.request('GET', `/analyses/${analysisId}/deliveries`, { key: org.keys.admin });
+      return res.body.data.find((x: any) => x.id === webhook).status !== 'pending';
+    });
+    const patched = await api.request('PATCH', `/webhooks/${webhookId}`, {
+      key: org.keys.admin,
+      body: { status: 'disabled' },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const refused = await api.request('POST', path(webhook), { key: org.keys.admin });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.error.code, 'CONFLICT');
+    // Only the analysis' own deliveries, only the organisation's analyses.
+    const listed2 = await api.request('GET', '/analyses?limit=10', { key: org.keys.read });
+    const other = listed2.body.data.find((a: { id: string }) => a.id !== analysisId);
+    const otherPath = `/analyses/${other.id}/deliveries/${callback}/redeliver`;
+    assert.equal((await api.request('POST', otherPath, { key: org.keys.admin })).status, 404);
+    assert.equal((await api.request('POST', path('dlv_nope'), { key: org.keys.admin })).status, 404);
+    const stranger = await createTestOrg(api.runtime);
+    assert.equal((await api.request('POST', path(callback), { key: stranger.keys.admin })).status, 404);
   });
 
   it('filters the list by creation time (createdAfter inclusive, createdBefore exclusive; a date is 00:00 UTC)', async () => {

@@ -242,6 +242,84 @@ describe('console sessions: members sign in, and the session stands in for an AP
     assert.equal((await consoleRequest(api, other, 'GET', '/analyses')).status, 401);
   });
 
+  it('a member changes their own password: the current one first, their other sessions end, this one goes on', async () => {
+    const member = await signedInMember(api, org, 'tasker', { address: nextAddress() });
+    const elsewhere = await api.request('POST', '/auth/sign-in', {
+      body: { email: member.email, password: member.password },
+      headers: { origin: api.baseUrl, 'x-forwarded-for': member.address },
+    });
+    const other: ConsoleSession = {
+      ...member,
+      cookie: sessionCookieOf(elsewhere).pair,
+      csrf: elsewhere.body.data.csrfToken,
+    };
+    const change = (body: unknown, as = member, opts: { csrf?: boolean } = {}) =>
+      consoleRequest(api, as, 'POST', '/auth/password', { body, ...opts });
+    const newPassword = 'a brand new passphrase';
+
+    const wrong = await change({ currentPassword: 'not my password at all', newPassword });
+    assert.equal(wrong.status, 422, wrong.text);
+    assert.equal(wrong.body.error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(
+      wrong.body.error.details.fields.map((f: { field: string }) => f.field),
+      ['currentPassword'],
+    );
+    const short = await change({ currentPassword: member.password, newPassword: 'short' });
+    assert.equal(short.status, 422);
+    assert.equal(short.body.error.details.fields[0].field, 'newPassword');
+    const same = await change({ currentPassword: member.password, newPassword: member.password });
+    assert.equal(same.status, 422);
+    assert.equal(same.body.error.details.fields[0].field, 'newPassword');
+    assert.equal(
+      (await change({ currentPassword: member.password, newPassword }, member, { csrf: false })).status,
+      403,
+    );
+    const withKey = await api.request('POST', '/auth/password', {
+      key: org.keys.admin,
+      body: { currentPassword: member.password, newPassword },
+    });
+    assert.equal(withKey.status, 403, 'a session only');
+    assert.equal((await consoleRequest(api, other, 'GET', '/auth/session')).status, 200, 'nothing changed yet');
+
+    const changed = await change({ currentPassword: member.password, newPassword });
+    assert.equal(changed.status, 200, changed.text);
+    assert.deepEqual(changed.body.data, { otherSessionsEnded: 1 });
+    assert.equal((await consoleRequest(api, member, 'GET', '/tasks')).status, 200, 'this session goes on');
+    assert.equal((await consoleRequest(api, other, 'GET', '/tasks')).status, 401, 'the other one ended');
+    const [user] = await sql<{ password_hash: string }>(
+      api.runtime.orm.em.fork(),
+      `select password_hash from users where id = ?`,
+      [member.userId],
+    );
+    assert.match(user!.password_hash, /^\$argon2id\$/);
+    const signIn = (password: string) =>
+      api.request('POST', '/auth/sign-in', {
+        body: { email: member.email, password },
+        headers: { origin: api.baseUrl, 'x-forwarded-for': nextAddress() },
+      });
+    assert.equal((await signIn(member.password)).status, 401, 'the old password is gone');
+    assert.equal((await signIn(newPassword)).status, 201);
+  });
+
+  it('changing a password is throttled as a sign-in is: past the failures a minute, even the right one waits', async () => {
+    const member = await signedInMember(api, org, 'member', { address: nextAddress() });
+    const change = (currentPassword: string) =>
+      consoleRequest(api, member, 'POST', '/auth/password', {
+        body: { currentPassword, newPassword: 'another new passphrase' },
+      });
+    // SIGN_IN_FAILURES_PER_MINUTE (5) wrong current passwords: the account's own budget, as sign-in counts it.
+    for (let i = 0; i < 5; i++) assert.equal((await change(`guess number ${i}`)).status, 422);
+    const throttled = await change(member.password);
+    assert.equal(throttled.status, 429, throttled.text);
+    assert.ok(Number(throttled.headers.get('retry-after')) > 0);
+    // A sign-in of the same account waits too: one budget for guessing its password.
+    const signIn = await api.request('POST', '/auth/sign-in', {
+      body: { email: member.email, password: member.password },
+      headers: { origin: api.baseUrl, 'x-forwarded-for': nextAddress() },
+    });
+    assert.equal(signIn.status, 429);
+  });
+
   it('a removed member, or a demoted one, is out or reduced from the very next request', async () => {
     const owner = await signedInMember(api, org, 'owner', { address: nextAddress() });
     const member = await signedInMember(api, org, 'member', { address: nextAddress() });
@@ -306,6 +384,9 @@ describe('console sessions: members sign in, and the session stands in for an AP
       body: { email: 'New.Person@console.example', role: 'tasker' },
     });
     assert.equal(invited.status, 201, invited.text);
+    // No SMTP_URL: nothing is mailed, the answer carries the link to pass on.
+    assert.equal(invited.body.data.mailedTo, null);
+    assert.equal(invited.body.data.mailError, null);
     const link = new URL(invited.body.data.link);
     assert.equal(`${link.origin}${link.pathname}`, `${api.baseUrl}/console/set-password`);
     assert.ok(Date.parse(invited.body.data.linkExpiresAt) > Date.now() + 6 * 24 * 3600 * 1000);

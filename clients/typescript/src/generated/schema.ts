@@ -447,6 +447,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analyses/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one of the analysis' deliveries again, its callback's too (same delivery id)
+         * @description Any delivery `GET /analyses/{id}/deliveries` lists: a webhook's delivery of the analysis' event, or the delivery to its `callbackUrl` (which has no webhook to redeliver it from). A new run under the same delivery id (`X-Service-Delivery`), so receivers can de-duplicate; its attempts follow the earlier ones in the log. 409 while it is still being attempted, or when its webhook was deleted or is disabled.
+         *
+         *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
+         */
+        post: operations["redeliverAnalysisDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks": {
         parameters: {
             query?: never;
@@ -728,7 +750,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the organisation (the answer carries their link)
-         * @description No e-mail is sent: the answer carries the link where the invited person chooses a password and joins (the console at /console/set-password). Pass it on privately; it works once, for 7 days. A new link: POST /members/invitations/{invitationId}/link. The admin CLI can still accept an invitation (`invite:accept`).
+         * @description With SMTP_URL set, the link where the invited person chooses a password and joins (the console at /console/set-password) is mailed to them and left out of the answer (`mailedTo`); without it, or when the mail server refuses the mail (`mailError`), the answer carries the link: pass it on privately. It works once, for 7 days. A new link: POST /members/invitations/{invitationId}/link. The admin CLI can still accept an invitation (`invite:accept`).
          *
          *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
@@ -790,7 +812,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time link where a member sets a new password (a reset; the member's sessions end when it is used)
-         * @description For a member who forgot their password, or never set one. Works once, for 24 hours; the member's earlier links stop working. No e-mail is sent: pass it on privately.
+         * @description For a member who forgot their password, or never set one. Works once, for 24 hours; the member's earlier links stop working. Mailed to the member with SMTP_URL set; otherwise in the answer, to pass on privately.
          *
          *     Requires an API key with the `admin` role or higher, or a console session whose member role maps to it (owner: admin, member: write).
          */
@@ -1029,6 +1051,28 @@ export interface paths {
          * @description Requires a console session (any member role); API keys are refused.
          */
         post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your own password (your other sessions end)
+         * @description The current password is required (a wrong one is 422 on `currentPassword`), and throttled as a sign-in is: failed tries count against the client address's failed-authentication budget and the account's SIGN_IN_FAILURES_PER_MINUTE, past which the answer is 429. The member's other sessions end; this one goes on. A session only (an API key is refused).
+         *
+         *     Requires a console session (any member role); API keys are refused.
+         */
+        post: operations["changePassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1488,6 +1532,11 @@ export interface components {
             password: string;
             /** @description Which organisation, when the e-mail address is a member of several (a 409 lists them). */
             organisationId?: string;
+        };
+        ChangePasswordRequest: {
+            currentPassword: string;
+            /** @description The new password: 12 to 200 characters. */
+            newPassword: string;
         };
         InspectLinkRequest: {
             /** @description The token from the link (after `#token=`). */
@@ -1988,8 +2037,15 @@ export interface components {
             role: "member" | "tasker";
             /** Format: date-time */
             createdAt: string;
-            /** @description Where the invited person chooses a password and joins (no e-mail is sent): hand it over privately. Works once. */
-            link: string;
+            /**
+             * @description Opens the console where its holder sets a password and is signed in. Works once; hand it over privately. Null when it was mailed (`mailedTo`): only its reader gets it.
+             * @example https://shelf.example.com/console/set-password#token=…
+             */
+            link: string | null;
+            /** @description With SMTP_URL set: the address the link was mailed to; null when it was not mailed (then `link` holds it). */
+            mailedTo: string | null;
+            /** @description Why the mail was not sent although SMTP_URL is set (the link is then in `link`, to pass on). */
+            mailError: string | null;
             /** Format: date-time */
             linkExpiresAt: string;
         };
@@ -2004,10 +2060,14 @@ export interface components {
         };
         MemberLink: {
             /**
-             * @description Opens the console where its holder sets a password and is signed in. Works once; hand it over privately.
+             * @description Opens the console where its holder sets a password and is signed in. Works once; hand it over privately. Null when it was mailed (`mailedTo`): only its reader gets it.
              * @example https://shelf.example.com/console/set-password#token=…
              */
-            link: string;
+            link: string | null;
+            /** @description With SMTP_URL set: the address the link was mailed to; null when it was not mailed (then `link` holds it). */
+            mailedTo: string | null;
+            /** @description Why the mail was not sent although SMTP_URL is set (the link is then in `link`, to pass on). */
+            mailError: string | null;
             /** Format: date-time */
             expiresAt: string;
         };
@@ -2180,6 +2240,10 @@ export interface components {
         SignedOut: {
             /** @description How many sessions this ended. */
             sessionsEnded: number;
+        };
+        PasswordChanged: {
+            /** @description How many of the member's other sessions ended (this one goes on). */
+            otherSessionsEnded: number;
         };
         MemberLinkInfo: {
             /** @enum {string} */
@@ -5348,6 +5412,114 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_FAILED: details.fields names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverAnalysisDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe key: the same request with the same key within 24 hours replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. INVALID_API_KEY: unknown or revoked key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id or an id of another organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the request contradicts the current state. IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9251,6 +9423,124 @@ export interface operations {
                 };
             };
             /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; Retry-After header; details: retryAfter, limit, window. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected; quote X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: database or Temporal unreachable; safe to retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat-safe key: the same request with the same key within 24 hours replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description Unique id of this request (UUID). */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per 60 s in this category. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix seconds when the window frees a slot. */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PasswordChanged"];
+                    };
+                };
+            };
+            /** @description AUTH_REQUIRED: no or malformed Authorization header and no console session, or the session ended. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the caller's role is too low (the key's, or the member's in the console), a tasker's session outside tasks, or a console session's change without its CSRF defence (details.reason: origin, csrf_token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_FAILED: details.fields names each field. IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with a different request. */
             422: {
                 headers: {
                     [name: string]: unknown;
