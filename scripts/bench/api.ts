@@ -33,11 +33,11 @@ import { newId } from '../../src/lib/ids.js';
 import { createServices } from '../../src/services.js';
 import { temporalClientOn } from '../../src/temporal/client.js';
 import { processStat, processTable } from '../lib/child-processes.js';
-import { benchEnvironment, benchRuntime, instant } from './setup.js';
+import { benchEnvironment, benchOrganisation, benchRuntime, instant } from './setup.js';
 import { pacedLoad } from './paced-load.js';
 import { startDevServer } from '../temporal.js';
 import { createCommands } from '../../src/commands.js';
-import { timeToResult, timeToResultRows } from './time-to-result.js';
+import { timeToResult, timeToResultRows, timeToResultSettings } from './time-to-result.js';
 
 /**
  * CPU seconds (user + system) used so far by the processes whose command name is `comm` (Linux
@@ -64,15 +64,9 @@ const { prefix, runtime } = await benchRuntime();
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
 
 // One enterprise organisation with limits no benchmark reaches, 1,000 analyses, 16 read keys.
-const org = await services.organisations.create({
-  name: 'Bench',
-  plan: 'enterprise',
-  credits: 100_000,
-  customLimits: { rateLimits: { analyses: 10_000_000, reads: 10_000_000, writes: 10_000_000 }, maxBatchSize: 1000 },
-});
+const { org, writeKey } = await benchOrganisation(services);
 const readKeys: string[] = [];
 for (let i = 0; i < 16; i++) readKeys.push((await services.apiKeys.create(org.id, 'read', `bench read ${i}`)).secret);
-const writeKey = (await services.apiKeys.create(org.id, 'write', 'bench write')).secret;
 const db = new pg.Client({ connectionString: databaseUrl });
 await db.connect();
 const seeded = Array.from({ length: 1000 }, () => newId('analysis'));
@@ -625,9 +619,7 @@ for (const r of timeToResultRows(
     client: runtime.temporal.client,
     db,
     prefix,
-    count: Number(process.env.BENCH_RESULT_N ?? 20),
-    intervalMs: Number(process.env.BENCH_RESULT_INTERVAL_MS ?? 10_000),
-    photos: process.env.BENCH_PHOTOS,
+    ...timeToResultSettings(),
     say,
   }),
 ))

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js';
 import { createServices } from '../../src/services.js';
 import { processTable } from '../lib/child-processes.js';
-import { benchEnvironment, benchRuntime } from './setup.js';
+import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,13 +55,7 @@ function cpuByParty(api: number, worker: number): Record<string, number> {
 const { databaseUrl, devServer } = await benchEnvironment(7262);
 const { prefix, runtime } = await benchRuntime();
 const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
-const org = await services.organisations.create({
-  name: 'Bench recognition',
-  plan: 'enterprise',
-  credits: 100_000,
-  customLimits: { rateLimits: { analyses: 10_000_000, reads: 10_000_000, writes: 10_000_000 }, maxBatchSize: 1000 },
-});
-const writeKey = (await services.apiKeys.create(org.id, 'write', 'bench write')).secret;
+const { org, writeKey } = await benchOrganisation(services, 'Bench recognition');
 type Item = {
   sku: string;
   upc: string | null;

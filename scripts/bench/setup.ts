@@ -3,6 +3,8 @@ import { DefaultLogger, Runtime as TemporalRuntime } from '@temporalio/worker';
 import type { Config } from '../../src/config.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
+import type { Organisation } from '../../src/modules/organisations/organisation.entity.js';
+import type { Services } from '../../src/services.js';
 import { freshDatabase } from '../lib/fresh-database.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { startDevServer, type DevServer } from '../temporal.js';
@@ -71,3 +73,20 @@ export const instant: Recognizer = {
     ];
   },
 };
+
+/**
+ * One enterprise organisation with limits no benchmark reaches (and batches of up to 1,000), and a
+ * write key for it.
+ */
+export async function benchOrganisation(
+  services: Services,
+  name = 'Bench',
+): Promise<{ org: Organisation; writeKey: string }> {
+  const org = await services.organisations.create({
+    name,
+    plan: 'enterprise',
+    credits: 100_000,
+    customLimits: { rateLimits: { analyses: 10_000_000, reads: 10_000_000, writes: 10_000_000 }, maxBatchSize: 1000 },
+  });
+  return { org, writeKey: (await services.apiKeys.create(org.id, 'write', 'bench write')).secret };
+}

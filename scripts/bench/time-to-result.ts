@@ -230,6 +230,15 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
   }
 }
 
+/** How many photos, how far apart, and from where: BENCH_RESULT_N, BENCH_RESULT_INTERVAL_MS, BENCH_PHOTOS. */
+export function timeToResultSettings(): Pick<TimeToResultOptions, 'count' | 'intervalMs' | 'photos'> {
+  return {
+    count: Number(process.env.BENCH_RESULT_N ?? 20),
+    intervalMs: Number(process.env.BENCH_RESULT_INTERVAL_MS ?? 10_000),
+    photos: process.env.BENCH_PHOTOS,
+  };
+}
+
 /** The table's rows for a result: orchestration beside recognition, then each step. */
 export function timeToResultRows(r: TimeToResult): string[][] {
   const q = (v: { p50: number; p99: number }) => `p50 ${v.p50} ms, p99 ${v.p99} ms`;
@@ -252,18 +261,12 @@ export function timeToResultRows(r: TimeToResult): string[][] {
 // Run on its own: `npm run bench:result` (DATABASE_URL; TEMPORAL_ADDRESS or a dev server of its own).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { default: pgModule } = await import('pg');
-  const { benchEnvironment, benchRuntime } = await import('./setup.js');
+  const { benchEnvironment, benchOrganisation, benchRuntime } = await import('./setup.js');
   const { createServices } = await import('../../src/services.js');
   const { databaseUrl, devServer } = await benchEnvironment(7259);
   const { prefix, runtime } = await benchRuntime();
   const services = createServices(runtime.orm.em.fork(), { config: runtime.config, logger: runtime.logger });
-  const org = await services.organisations.create({
-    name: 'Bench',
-    plan: 'enterprise',
-    credits: 100_000,
-    customLimits: { rateLimits: { analyses: 10_000_000, reads: 10_000_000, writes: 10_000_000 } },
-  });
-  const writeKey = (await services.apiKeys.create(org.id, 'write', 'bench write')).secret;
+  const { org, writeKey } = await benchOrganisation(services);
   const db = new pgModule.Client({ connectionString: databaseUrl });
   await db.connect();
   const result = await timeToResult({
@@ -274,9 +277,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     client: runtime.temporal.client,
     db,
     prefix,
-    count: Number(process.env.BENCH_RESULT_N ?? 20),
-    intervalMs: Number(process.env.BENCH_RESULT_INTERVAL_MS ?? 10_000),
-    photos: process.env.BENCH_PHOTOS,
+    ...timeToResultSettings(),
     say: (msg) => console.error(`[bench] ${msg}`),
   });
   console.log('\n| measure | the service | beside it | |\n|---|---|---|---|');

@@ -23,6 +23,19 @@ describe('local recognizer stages', () => {
   const pool = new OcrPool(1);
   let paddle: Promise<PaddleOcr> | undefined;
   const learned = () => (paddle ??= PaddleOcr.create());
+  /** A JPEG read against the first generator's catalogue. */
+  const readShelf = async (recognizer: LocalRecognizer, image: Buffer) => {
+    const { width, height } = await sharp(image).metadata();
+    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
+    return recognizer.recognize({
+      image,
+      contentType: 'image/jpeg',
+      width: width!,
+      height: height!,
+      catalogue,
+      runIndex: 0,
+    });
+  };
   after(async () => {
     await pool.close();
     await (await paddle)?.close();
@@ -124,17 +137,10 @@ describe('local recognizer stages', () => {
   });
 
   it('with the learned recognizer beside tesseract, reads every label of shelf-03, two of them print tesseract cannot make out', async () => {
-    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-    const image = readFileSync(`${dir}/shelf-03.jpg`);
-    const { width, height } = await sharp(image).metadata();
-    const products = await new LocalRecognizer({ ocr: pool, text: learned }).recognize({
-      image,
-      contentType: 'image/jpeg',
-      width: width!,
-      height: height!,
-      catalogue,
-      runIndex: 0,
-    });
+    const products = await readShelf(
+      new LocalRecognizer({ ocr: pool, text: learned }),
+      readFileSync(`${dir}/shelf-03.jpg`),
+    );
     const truth = truthOf('shelf-03');
     const found = new Set(products.map((p) => p.sku));
     assert.deepEqual(
@@ -151,15 +157,10 @@ describe('local recognizer stages', () => {
       <text x="212" y="182" font-family="DejaVu Sans" font-size="22" fill="#111">Sunvale Cola 330ml</text>
       <text x="300" y="272" font-family="DejaVu Sans" font-size="64" font-weight="bold" fill="#111">198</text></svg>`;
       const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
-      const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-      const products = await new LocalRecognizer({ ocr: pool, text: withLearned ? learned : undefined }).recognize({
+      const products = await readShelf(
+        new LocalRecognizer({ ocr: pool, text: withLearned ? learned : undefined }),
         image,
-        contentType: 'image/jpeg',
-        width: 900,
-        height: 500,
-        catalogue,
-        runIndex: 0,
-      });
+      );
       assert.equal(products.length, 1);
       assert.equal(products[0]!.sku, 'SUN-COLA-9');
       assert.equal(products[0]!.price, 198);
@@ -207,15 +208,7 @@ describe('local recognizer stages', () => {
       <text x="60" y="260" font-family="DejaVu Sans" font-size="44" font-weight="bold" fill="#111">£3.08</text></svg>`;
     const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
     assert.deepEqual(await findLabelBoxes(await decodePhoto(image)), []);
-    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-    const products = await new LocalRecognizer({ ocr: pool }).recognize({
-      image,
-      contentType: 'image/jpeg',
-      width: 900,
-      height: 500,
-      catalogue,
-      runIndex: 0,
-    });
+    const products = await readShelf(new LocalRecognizer({ ocr: pool }), image);
     assert.equal(products.length, 1);
     assert.equal(products[0]!.sku, 'SUN-COLA-9');
     assert.equal(products[0]!.price, 3.08);
