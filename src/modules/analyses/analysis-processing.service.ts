@@ -48,6 +48,11 @@ function previewOf(bytes: Buffer) {
     .toBuffer({ resolveWithObject: true });
 }
 
+/** The console's preview upserted (analysis id, organisation, width, height, JPEG bytes): its one statement. */
+const STORE_PREVIEW = `insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
+  values (?, ?, 'image/jpeg', ?, ?, ?, now())
+  on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`;
+
 type CachedCatalogue = { version: string; entries: CatalogueEntry[]; matcher: CatalogueMatcher };
 /** Organisations whose catalogues a process keeps (at 1,000 items, about 1 MB each with the matcher's index). */
 const CATALOGUES_KEPT = 50;
@@ -82,14 +87,14 @@ export class AnalysisProcessingService {
     if (opts.previewLater) await sql(this.em, storeBlob, blob);
     else {
       const preview = await previewOf(image.bytes);
-      await sql(
-        this.em,
-        `with blob as (${storeBlob})
-         insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
-         values (?, ?, 'image/jpeg', ?, ?, ?, now())
-         on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`,
-        [...blob, analysisId, analysis.organisationId, preview.info.width, preview.info.height, preview.data],
-      );
+      await sql(this.em, `with blob as (${storeBlob}) ${STORE_PREVIEW}`, [
+        ...blob,
+        analysisId,
+        analysis.organisationId,
+        preview.info.width,
+        preview.info.height,
+        preview.data,
+      ]);
     }
     return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
   }
@@ -111,10 +116,7 @@ export class AnalysisProcessingService {
     await sql(
       this.em,
       preview
-        ? `with gone as (delete from image_blobs where analysis_id = ?)
-           insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
-           values (?, ?, 'image/jpeg', ?, ?, ?, now())
-           on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`
+        ? `with gone as (delete from image_blobs where analysis_id = ?) ${STORE_PREVIEW}`
         : `delete from image_blobs where analysis_id = ?`,
       preview
         ? [analysisId, analysisId, stored.organisation_id, preview.info.width, preview.info.height, preview.data]

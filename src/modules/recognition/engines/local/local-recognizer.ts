@@ -49,14 +49,24 @@ function shelfAbove(label: Box, labels: { box: Box }[]): number | null {
   return above.length ? Math.max(...above) : null;
 }
 
-/** How much of a label's offer a reading got: both prices beat one, one beats none. */
 /**
  * The learned recognizer's look at a label: its crop scaled to this many pixels across. A shelf label
  * is three or more times wider than tall, so its price is still ~40 px tall at 320, and detection
  * costs half of 480's (the real tags' size), which read no more on the tuning sets.
  */
 const LEARNED_LOOK_SIDE = 320;
+
+/** How much of a label's offer a reading got: both prices beat one, one beats none. */
 const completeness = (p: LabelPrice | null) => (p?.price != null ? 1 : 0) + (p?.discountedPrice != null ? 1 : 0);
+
+/** A label's price read as a bare number (a tag's tallest row of digits): no offer, no currency shown. */
+const barePrice = (value: number): LabelPrice => ({
+  price: value,
+  discountedPrice: null,
+  onSale: false,
+  currency: null,
+  multiBuy: null,
+});
 
 /** What is left of a label's text once its prices and offer words are taken out: the product's name. */
 const nameOf = (text: string) =>
@@ -65,8 +75,10 @@ const nameOf = (text: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** The box's middle lies inside the label (with a quarter of its height to spare). */
+/** Bars were seen on the label's crop, whether or not they decode. */
 const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
+
+/** The box's middle lies inside the label (with a quarter of its height to spare). */
 const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
 
 /** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
@@ -402,15 +414,14 @@ export class LocalRecognizer implements Recognizer {
         if (completeness(learned.price) > completeness(price)) price = learned.price;
         // Still no price: tags that print a bare integer (198, as yen tags do) show it as their
         // tallest row of digits.
-        if (completeness(price) === 0 && u.i < onPaper && seen.price !== null)
-          price = { price: seen.price, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
+        if (completeness(price) === 0 && u.i < onPaper && seen.price !== null) price = barePrice(seen.price);
       } else if (!this.opts.text && completeness(price) === 0 && u.i < onPaper && labelLike) {
         const tag = await readTagPrice(
           this.opts.ocr,
           sharp(grey.data, { raw: { width: grey.width, height: grey.height, channels: 1 } }),
           label.box,
         );
-        if (tag) price = { price: tag.value, discountedPrice: null, onSale: false, currency: null, multiBuy: null };
+        if (tag) price = barePrice(tag.value);
       }
       labels[u.i] = { ...label, nameText, price };
     }
