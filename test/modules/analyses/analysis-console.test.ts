@@ -115,7 +115,9 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
       body: { imageUrl: host.url('/shelf.jpg'), externalId: 'preview-after' },
     });
     const id = submitted.body.data.id as string;
-    // The workflow's end: the preview step is its last.
+    // The answer does not wait for the workflow start (decisions.md), so the handle is asked for only
+    // once the analysis is out; then the workflow's end, whose last step is the preview.
+    await finished(id);
     await api.runtime.temporal.client.workflow.getHandle(id).result();
     const em = api.runtime.orm.em.fork();
     const [row] = await sql<{ after: boolean }>(
