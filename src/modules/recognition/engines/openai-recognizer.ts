@@ -26,17 +26,22 @@ export type OpenAiRecognizerOptions = { baseURL?: string; apiKey?: string; model
 
 // config.ts is shared and only this engine needs these, so they are read here, on construction:
 // a process that runs another recognizer never needs OPENAI_API_KEY.
-const settingsSchema = z.object({
-  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+export const OPENAI_SETTINGS_SCHEMA = z.object({
+  OPENAI_BASE_URL: z
+    .string()
+    .url()
+    .default('https://api.openai.com/v1')
+    .describe('`openai` recognizer: any OpenAI-compatible chat-completions endpoint with image input'),
   OPENAI_API_KEY: z
     .string({ error: 'OPENAI_API_KEY is required when RECOGNIZER=openai' })
-    .min(1, 'OPENAI_API_KEY must not be empty'),
-  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+    .min(1, 'OPENAI_API_KEY must not be empty')
+    .describe('its key; required with `RECOGNIZER=openai`'),
+  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini').describe('a vision-capable model'),
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000).describe('time limit of one recognition call'),
 });
 
 function settings(opts: OpenAiRecognizerOptions, env: NodeJS.ProcessEnv) {
-  const result = settingsSchema.safeParse({
+  const result = OPENAI_SETTINGS_SCHEMA.safeParse({
     OPENAI_BASE_URL: opts.baseURL ?? env.OPENAI_BASE_URL,
     OPENAI_API_KEY: opts.apiKey ?? env.OPENAI_API_KEY,
     OPENAI_MODEL: opts.model ?? env.OPENAI_MODEL,
