@@ -78,7 +78,7 @@ export type DevServer = { address: string; uiUrl?: string; pid?: number; stop():
  * How a dev server keeps a file store (`npm start`'s `.data/temporal.db`): SQLite in WAL mode, every
  * commit still synced (synchronous=FULL). In its default rollback-journal mode each commit wrote and
  * synced the journal and the database both; WAL appends once. Starts per second, 20 at a time, on one
- * host: 152 -> 250 (docs/performance.md, "A warm API, and npm start's Temporal store"). Durability is
+ * host: 152 -> 250 (docs/history/performance-log.md, "A warm API, and npm start's Temporal store"). Durability is
  * the same: a commit is on disk when the server answers.
  */
 export const FILE_STORE_PRAGMAS = ['journal_mode=wal', 'synchronous=full'];

@@ -42,8 +42,9 @@ const FETCHING = {
 const fetching = proxyActivities<AnalysisActivities>(FETCHING);
 /**
  * The same, run in the worker that runs this workflow: an ordinary activity costs a task round trip
- * through the server and a workflow task after it (about 30 ms of the 190 between a submission and its
- * webhook on the benchmark host), and a fetch is one HTTP request and one INSERT. Retried in place with
+ * through the server and a workflow task after it, on the path every client waits on, and a fetch is
+ * only one HTTP request and one INSERT (the measurement: docs/decisions.md, "The image fetch is a local
+ * activity"; docs/history/code-comments.md). Retried in place with
  * the same backoff; a fetch longer than the workflow task timeout keeps its task alive (the SDK
  * heartbeats it), and a worker lost mid-fetch has the task, and the idempotent fetch, run again elsewhere.
  */

@@ -42,7 +42,7 @@ export class OcrPool {
       const { binary, tessdata } = nativeTesseract(model);
       // Without tesseract's second, inverted reading of lines it is unsure of: labels are dark print on
       // light paper, and the pass cost ~5 % of the OCR time for the same results on every set
-      // (docs/performance.md).
+      // (docs/history/performance-log.md).
       return new NativeOcr(binary, tessdata, ['tessedit_do_invert=0']);
     } catch (err) {
       if (engine === 'native' || !(err instanceof NativeTesseractUnavailable)) throw err;
