@@ -1,4 +1,4 @@
-// Admin CLI: `npm run cli -- <command> [options] [--json]`. See README "Admin CLI". Each command is an
+// Admin CLI: `npm run cli -- <command> [options] [--json]`. See docs/operations.md, "Admin CLI". Each command is an
 // entry of a table (src/cli/commands/): its usage lines and what it runs; this file parses the command
 // line, opens the database, runs the entry, and turns a refusal into the usage or a one-line reason.
 import { pino } from 'pino';
