@@ -40,6 +40,22 @@ function rowGaps(labels: Box[], width: number): Box[] {
 }
 
 /**
+ * Print repeated beside itself: another group of lines as tall, level with it, less than half its
+ * width away. That is a pack's print seen on its neighbouring facings; a shelf's labels stand a
+ * product's facings apart. Print that is not repeated may be a label in a row where no finder saw
+ * one (cream labels on a cream shelf, red promotion labels: no paper, no row to have a gap in).
+ */
+function repeated(box: Box, groups: { box: Box }[]): boolean {
+  return groups.some(
+    ({ box: o }) =>
+      o !== box &&
+      Math.abs(h(o) - h(box)) < 0.25 * h(box) &&
+      Math.abs(cy(o) - cy(box)) < 0.3 * h(box) &&
+      Math.max(o.x0, box.x0) - Math.min(o.x1, box.x1) < 0.5 * Math.min(w(o), w(box)),
+  );
+}
+
+/**
  * Labels found by their text rather than their paper: the learned text detector (PP-OCRv4) finds
  * lines of print whatever the label's colour (dark labels with light print, red or green paper, a
  * tag hanging in front of a pack), and lines stacked closely one above the other are one label.
@@ -51,7 +67,15 @@ function rowGaps(labels: Box[], width: number): Box[] {
  * bars or inside such a hole are kept: the rest is mostly pack print, which would cost a reading
  * each. With no known label at all, every group is kept.
  */
-export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Box[], known: Box[]): Promise<Box[]> {
+/** A label found by its print, with the lines of print the detector saw on it (photo pixels). */
+export type TextLabel = Box & { lines: Box[] };
+
+export async function findTextLabels(
+  detector: PaddleOcr,
+  photo: Photo,
+  bars: Box[],
+  known: Box[],
+): Promise<TextLabel[]> {
   const missedBars = bars.filter((b) => !known.some((k) => centreInside(b, k, h(k) * 0.25)));
   const gaps = rowGaps(known, photo.width);
   if (known.length > 0 && missedBars.length === 0 && gaps.length === 0) return [];
@@ -78,21 +102,25 @@ export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Bo
     }
   const groups = new Map<number, Box[]>();
   free.forEach((l, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), l]));
-  const labels: Box[] = [];
-  for (const members of groups.values()) {
-    let box = {
+  const labels: TextLabel[] = [];
+  const grouped = [...groups.values()].map((members) => ({
+    members,
+    box: {
       x0: Math.min(...members.map((m) => m.x0)),
       y0: Math.min(...members.map((m) => m.y0)),
       x1: Math.max(...members.map((m) => m.x1)),
       y1: Math.max(...members.map((m) => m.y1)),
-    };
+    },
+  }));
+  for (const { members, box: found } of grouped) {
+    let box = found;
     // Labels sit on the shelf edge with their barcodes: print in the band of a missed label's bars
     // (from about three label lines above a symbol to just below it) is a label's; pack print
     // stands higher. With no bars at all (labels without symbols), every group is kept.
     const mid = cy(box);
     const inBarBand = missedBars.some((b) => mid > b.y0 - 4 * h(b) && mid < b.y1 + h(b));
     const inGap = gaps.some((g) => centreInside(box, g, 0));
-    if ((missedBars.length > 0 || gaps.length > 0) && !inBarBand && !inGap) continue;
+    if ((missedBars.length > 0 || gaps.length > 0) && !inBarBand && !inGap && repeated(box, grouped)) continue;
     for (const b of missedBars)
       if (overlapX(b, box) > 0 || (b.x0 - box.x1 < h(box) && b.x0 > box.x0 && Math.abs(b.y1 - box.y1) < h(box)))
         if (b.y0 < box.y1 + h(b) && b.y1 > box.y0 - h(b)) box = union(box, b);
@@ -106,6 +134,7 @@ export async function findTextLabels(detector: PaddleOcr, photo: Photo, bars: Bo
       y0: Math.max(0, box.y0 - pad - (members.length === 1 ? tallest : 0)),
       x1: Math.min(photo.width, box.x1 + pad),
       y1: Math.min(photo.height, box.y1 + pad),
+      lines: members,
     });
   }
   return labels;
