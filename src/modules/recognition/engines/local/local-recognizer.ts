@@ -90,12 +90,27 @@ function nearlyEqual(a: string, b: string): boolean {
   return a.slice(i + 1) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i) || a.slice(i) === b.slice(i + 1);
 }
 
-/** Share of the entry's tokens found in the text: labels abbreviate, rarely add. */
-function containment(text: Set<string>, entry: Set<string>): number {
+/**
+ * The text's letters and digits run together: the learned recognizer often reads a label's words
+ * without the spaces between them ("PinecrestDriedApricots"), or splits a word ("Sw eetcorn").
+ */
+const squash = (text: string) =>
+  text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]/g, '');
+
+/**
+ * Share of the entry's tokens found in the text: labels abbreviate, rarely add. With `squashed`
+ * (the text run together), a word of five letters or more found inside it counts a little less, as
+ * a misread word does; shorter ones would be found inside other words ("rice" in "price").
+ */
+function containment(text: Set<string>, entry: Set<string>, squashed = ''): number {
   if (entry.size === 0) return 0;
   let hit = 0;
   for (const t of entry) {
     if (text.has(t)) hit++;
+    else if (t.length >= 5 && squashed.includes(t)) hit += 0.8;
     // A word cut short (a label half hidden, a word running off the crop) still counts, a little less.
     else
       for (const u of text)
@@ -422,12 +437,20 @@ export class LocalRecognizer implements Recognizer {
       };
     }
     if (unsure.length === 0) return { labels, readings };
-    const closer = await readLabels(
-      this.opts.ocr,
-      grey,
-      unsure.map((u) => boxes[u.i]!),
-      CLOSE_LOOK,
-    );
+    // Print found by the text detector that shows a price and names nothing is often the price
+    // alone: the name above it, in smaller print, was too small for the detector at its size. A
+    // label's name stands above its price and to its left, so the closer look takes in that much more.
+    const looked = unsure.map((u) => {
+      const box = boxes[u.i]!;
+      if (u.i < onPaper || u.named >= 0.5 || labels[u.i]!.price === null) return box;
+      return {
+        x0: Math.max(0, box.x0 - 0.8 * w(box)),
+        y0: Math.max(0, box.y0 - 0.35 * h(box)),
+        x1: box.x1,
+        y1: box.y1,
+      };
+    });
+    const closer = await readLabels(this.opts.ocr, grey, looked, CLOSE_LOOK);
     for (const [k, u] of unsure.entries()) {
       checkpoint();
       const label = labels[u.i]!;
@@ -447,7 +470,7 @@ export class LocalRecognizer implements Recognizer {
       if (this.opts.text && stillUnsure && (labelLike || price !== null)) {
         ({ nameText, price } = await this.learnedLook(
           photo,
-          { ...label, nameText },
+          { ...label, box: looked[k]!, nameText },
           readings[u.i]!,
           entries,
           named,
@@ -582,13 +605,14 @@ export class LocalRecognizer implements Recognizer {
    */
   private bestEntry(label: Label, entries: Entry[]): (Entry & { score: number }) | null {
     const text = tokens(label.nameText);
+    const squashed = squash(label.nameText);
     const shown = label.price?.price ?? null;
     let best: (Entry & { score: number }) | null = null;
     const currency = label.price?.currency ?? label.currency ?? null;
     for (const e of entries) {
       // A label priced in another currency is not this entry's (a catalogue spanning countries).
       if (currency && e.entry.currency && e.entry.currency !== currency) continue;
-      let score = containment(text, e.tokens);
+      let score = containment(text, e.tokens, squashed);
       const samePrice =
         shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
       // Its brand, or one of its name's own words, beside exactly its expected price: the rest of the
