@@ -284,6 +284,16 @@ function cpuSince(t: SubmitTarget, before: ReturnType<typeof cpuNow>, requests: 
 const cpuText = (c: ReturnType<typeof cpuSince>, bench: string) =>
   `${c.api >= 0.01 ? `API ${fmt(c.api, 2)}, ` : ''}${bench} ${fmt(c.bench, 2)}, PostgreSQL ${c.postgres >= 0 ? fmt(c.postgres, 2) : 'unknown (a backend exited)'}, Temporal ${fmt(c.temporal, 2)}`;
 /**
+ * WAL flushes PostgreSQL has made so far (pg_stat_wal, server-wide: other databases' commits count
+ * too, which the raw starts' figure, with no writes of theirs, shows). Backends report them within a
+ * second, so a reading waits that out.
+ */
+async function walSyncs(): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1100));
+  const { rows } = await db.query<{ n: string }>(`select wal_sync::text as n from pg_stat_wal`);
+  return Number(rows[0]!.n);
+}
+/**
  * `amount` raw starts, 20 at a time; nobody polls their queue (a submission's is only started too).
  * `empty`: the issue's ceiling, a workflow with no input. `ours`: the same start carrying what the
  * API's start carries (analysisWorkflowIdentity's search attributes and memo, the workflow's input),
@@ -291,6 +301,7 @@ const cpuText = (c: ReturnType<typeof cpuSince>, bench: string) =>
  */
 async function rawStarts(t: SubmitTarget, amount: number, kind: 'empty' | 'ours' = 'empty') {
   let started = 0;
+  const syncs = await walSyncs();
   const cpu = cpuNow(t);
   const t0 = performance.now();
   await Promise.all(
@@ -311,13 +322,15 @@ async function rawStarts(t: SubmitTarget, amount: number, kind: 'empty' | 'ours'
       }
     }),
   );
-  return { rps: amount / ((performance.now() - t0) / 1000), cpu: cpuSince(t, cpu, amount) };
+  const rps = amount / ((performance.now() - t0) / 1000);
+  const cpuUsed = cpuSince(t, cpu, amount);
+  return { rps, cpu: cpuUsed, walSyncs: ((await walSyncs()) - syncs) / amount };
 }
 /** `amount` POST /analyses over 20 connections, and the rate at which all their workflows were started. */
 async function submissions(t: SubmitTarget, amount: number) {
+  const syncs = await walSyncs();
   const from = new Date();
   const cpu = cpuNow(t);
-  const ts = performance.now();
   const submits = await load(t.apiPort, {
     connections: 20,
     method: 'POST',
@@ -326,6 +339,9 @@ async function submissions(t: SubmitTarget, amount: number) {
     keys: [writeKey],
     amount,
   });
+  // Two minutes after the last answer, not after the first request: on a loaded host the 3,000 of the
+  // warm-up alone can take longer than that.
+  const answered = performance.now();
   // The 202 does not wait for the workflow start (decisions.md): wait for every outbox mark too, so
   // the round's CPU includes the starts and marks it caused and the next round starts on a quiet API.
   for (;;) {
@@ -336,21 +352,28 @@ async function submissions(t: SubmitTarget, amount: number) {
       [org.id, from],
     );
     if (left!.n === 0) break;
-    if (performance.now() - ts > 120_000) throw new Error(`bench: ${left!.n} submissions never marked started`);
+    if (performance.now() - answered > 120_000) throw new Error(`bench: ${left!.n} submissions never marked started`);
     await new Promise((r) => setTimeout(r, 10));
   }
   // To the last workflow's start as the Temporal server recorded it (not to its outbox mark, which
   // lingers up to 100 ms after the start returned, nor to when this loop saw it).
   const cpuDone = cpuSince(t, cpu, amount);
+  const walSyncsEach = ((await walSyncs()) - syncs) / amount;
   const query = `WorkflowType = '${ANALYSIS_WORKFLOW}' AND OrganisationId = '${org.id}' AND StartTime >= '${from.toISOString()}'`;
   // Visibility is written after the start, asynchronously: wait until it lists them all.
   while ((await t.client.workflow.count(query)).count < submits.ok) {
-    if (performance.now() - ts > 120_000) throw new Error(`bench: ${submits.ok} accepted, not all listed started`);
+    if (performance.now() - answered > 120_000)
+      throw new Error(`bench: ${submits.ok} accepted, not all listed started`);
     await new Promise((r) => setTimeout(r, 50));
   }
   let lastStart = 0;
   for await (const w of t.client.workflow.list({ query })) lastStart = Math.max(lastStart, w.startTime.getTime());
-  return { ...submits, startedPerSecond: submits.ok / ((lastStart - from.getTime()) / 1000), cpu: cpuDone };
+  return {
+    ...submits,
+    startedPerSecond: submits.ok / ((lastStart - from.getTime()) / 1000),
+    cpu: cpuDone,
+    walSyncs: walSyncsEach,
+  };
 }
 
 type Round = {
@@ -383,7 +406,8 @@ async function measureSubmissions(t: SubmitTarget) {
       `  round ${r + 1}: ${fmt(ours.rps)} /s accepted (${fmt(ours.startedPerSecond)} /s started), ${fmt(raw.rps)} /s raw starts: ${fmt((100 * ours.rps) / raw.rps, 1)} %; ` +
         `${fmt(rawOurs.rps)} /s raw starts with our start's options: ${fmt((100 * ours.rps) / rawOurs.rps, 1)} %; ` +
         `CPU ms per submission: ${cpuText(ours.cpu, 'load')}; per raw start: ${cpuText(raw.cpu, 'client')}; ` +
-        `per raw start with our options: ${cpuText(rawOurs.cpu, 'client')}`,
+        `per raw start with our options: ${cpuText(rawOurs.cpu, 'client')}; ` +
+        `PostgreSQL WAL flushes (server-wide) per submission ${fmt(ours.walSyncs, 2)}, per raw start ${fmt(raw.walSyncs, 2)}`,
     );
   }
   const medianBy = (ratio: (r: Round) => number) =>
@@ -424,6 +448,15 @@ async function measureSubmissions(t: SubmitTarget) {
     `raw starts with our start's options: ${fmt(oursMedian.rawOurs.rps)} /s`,
     `${fmt(100 * oursOfRawOurs(oursMedian), 1)} % (rounds: ${roundsText(oursOfRawOurs)})`,
   );
+  // Issue 39's measure: sustained, to the last workflow started, against the same starts (goal ≥ 85 %).
+  const startedOfRawOurs = (r: Round) => r.ours.startedPerSecond / r.rawOurs.rps;
+  const startedOursMedian = medianBy(startedOfRawOurs);
+  row(
+    `the same submissions, to the last of their workflows started, against those raw starts with our options, ${t.name}`,
+    `${fmt(startedOursMedian.ours.startedPerSecond)} /s`,
+    `raw starts with our start's options: ${fmt(startedOursMedian.rawOurs.rps)} /s`,
+    `${fmt(100 * startedOfRawOurs(startedOursMedian), 1)} % (rounds: ${roundsText(startedOfRawOurs)})`,
+  );
 }
 
 if (submitOn !== 'file')
@@ -446,7 +479,11 @@ if (devServer && submitOn !== 'memory') {
   // Removed however the run ends (its server is stopped at exit too: scripts/temporal.ts).
   const removeStore = () => rmSync(storeDir, { recursive: true, force: true });
   process.on('exit', removeStore);
-  const fileServer = await startDevServer({ port: 7259, headless: true, dbFile: join(storeDir, 'temporal.db') });
+  const fileServer = await startDevServer({
+    port: Number(process.env.BENCH_TEMPORAL_PORT ?? 7258) + 1,
+    headless: true,
+    dbFile: join(storeDir, 'temporal.db'),
+  });
   const fileApiPort = apiPort + 2000;
   const fileApi = startProcess('src/bin/api.ts', fileApiPort, { TEMPORAL_ADDRESS: fileServer.address });
   children.push(fileApi);

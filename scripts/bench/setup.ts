@@ -19,11 +19,12 @@ export async function benchEnvironment(temporalPort: number): Promise<{ database
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl)
     throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
-  const databaseUrl = await freshDatabase(serverUrl, 'shelf_bench');
+  // BENCH_DATABASE and BENCH_TEMPORAL_PORT: two benchmarks on one host each on their own.
+  const databaseUrl = await freshDatabase(serverUrl, process.env.BENCH_DATABASE ?? 'shelf_bench');
   process.env.DATABASE_URL = databaseUrl;
   let devServer: DevServer | undefined;
   if (!process.env.TEMPORAL_ADDRESS) {
-    devServer = await startDevServer({ port: temporalPort, headless: true });
+    devServer = await startDevServer({ port: Number(process.env.BENCH_TEMPORAL_PORT ?? temporalPort), headless: true });
     process.env.TEMPORAL_ADDRESS = devServer.address;
   }
   TemporalRuntime.install({ logger: new DefaultLogger('ERROR') });

@@ -32,7 +32,10 @@ const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
     const ids = items.map((i) => i.id);
     await sql(
       items[0]!.em.fork(),
-      `update analyses set workflow_started_at = now() where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
+      // Not waited on for its flush to disk: a mark lost to a crash only has the relay start the workflow
+      // again, which finds it (decisions.md, "Counts and marks commit without waiting for the disk").
+      `update analyses set workflow_started_at = now() from (select set_config('synchronous_commit', 'off', true)) async_commit
+        where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
       ids,
     );
     return items.map(() => undefined);

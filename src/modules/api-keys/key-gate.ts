@@ -39,7 +39,16 @@ export type Take = {
   address: AddressBudget | null;
 };
 
-const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb, ?, ?::int)`;
+/**
+ * A take's commit is not waited on for its flush to disk (`synchronous_commit` off for that statement's
+ * transaction alone): what an operating-system crash could lose is the last fraction of a second of
+ * rate-limit counts, and every request paid for a WAL flush that competed for the disk with the
+ * submission's own commit and with the Temporal server's (decisions.md, "Counts and marks commit
+ * without waiting for the disk"). Takes run before the route, outside any transaction.
+ */
+const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) async_commit`;
+
+const TAKE_ONE = `select t.* from ${ASYNC_COMMIT} cross join lateral api_key_take(?, ?, ?, ?::jsonb, ?, ?::int) t`;
 /**
  * Several takes in one statement: each call of the function sees the rows the calls before it wrote
  * (a volatile function takes a new snapshot per statement), so the counts are those of the same takes
@@ -48,7 +57,8 @@ const TAKE_ONE = `select * from api_key_take(?, ?, ?, ?::jsonb, ?, ?::int)`;
  * process (below).
  */
 const TAKE_MANY = `select u.n::int as n, t.*
-  from unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::int[]) with ordinality as u(h, c, w, ab, al, n)
+  from ${ASYNC_COMMIT}
+  cross join unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::int[]) with ordinality as u(h, c, w, ab, al, n)
   cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb, u.ab, u.al) t`;
 
 /** Orders takes by bucket (key hash, then category), and takes of one bucket in arrival order. */

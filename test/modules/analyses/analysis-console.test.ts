@@ -61,11 +61,11 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     await api?.close();
   });
 
-  const finished = (id: string) =>
+  const finished = (id: string, key = org.keys.read) =>
     waitFor(
       `analysis ${id}`,
       async () => {
-        const a = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        const a = await api.request('GET', `/analyses/${id}`, { key });
         return a.body.data.status !== 'processing' && a.body.data;
       },
       60_000,
@@ -117,7 +117,7 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     const id = submitted.body.data.id as string;
     // The answer does not wait for the workflow start (decisions.md), so the handle is asked for only
     // once the analysis is out; then the workflow's end, whose last step is the preview.
-    await finished(id);
+    await finished(id, own.keys.read);
     await api.runtime.temporal.client.workflow.getHandle(id).result();
     const em = api.runtime.orm.em.fork();
     const [row] = await sql<{ after: boolean }>(

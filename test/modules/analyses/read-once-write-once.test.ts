@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { sql } from '../../../src/db/sql.js';
+import { startTestApi, type TestApi } from '../../helpers/api.js';
+import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
+import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { describeWhenStarted, forgetKilledWorker, waitFor } from '../../helpers/wait.js';
+import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
+import { spawnWorker, stopProcess, workerPolling } from '../../helpers/worker-processes.js';
+import { taskQueues } from '../../../src/temporal/contracts/task-queues.js';
+
+type Workers = Awaited<ReturnType<typeof startTestWorkers>>;
+
+/** What a client reads of an analysis' products, without what differs between two analyses. */
+function productsOf(body: any) {
+  return (body.data.products as Record<string, unknown>[]).map(
+    ({ id: _id, analysisId: _a, createdAt: _c, ...rest }) => rest,
+  );
+}
+
+/** The local-activity markers a workflow's history recorded for one activity type. */
+async function markers(api: TestApi, workflowId: string, activityType: string): Promise<number> {
+  const { events } = await api.runtime.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  return (events ?? []).filter((e) => {
+    const details = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return details && Buffer.from(details).toString().includes(`"activity_type":"${activityType}"`);
+  }).length;
+}
+
+describe('issue 39: a photo is read once per run, the products written once when finalize is retried', () => {
+  let api: TestApi;
+  let workers: Workers;
+  let host: ImageHost;
+  let recognizer: ScriptedRecognizer;
+  /** Set to fail the next pass 1 once (a retryable error): the tests here run one analysis at a time. */
+  let losePass1 = false;
+  const db = () => api.runtime.orm.em.fork();
+
+  before(async () => {
+    // Three passes per analysis: each reads the photo, and must read it from what the fetch kept.
+    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('read-once'), ANALYSIS_RUNS: 3 });
+    host = await startImageHost({
+      '/once.png': { body: await pngOfWidth(120) },
+      '/control.png': { body: await pngOfWidth(120) },
+      '/interrupted.png': { body: await pngOfWidth(120) },
+    });
+    recognizer = new ScriptedRecognizer(({ runIndex }) => {
+      if (runIndex === 1 && losePass1) {
+        losePass1 = false;
+        throw new Error('pass 1 lost (test)');
+      }
+      return [
+        product({ brand: 'Heinz', description: 'Baked Beans 415g', units: 3, price: 0.95, currency: 'GBP' }),
+        product({ brand: 'Napolina', description: 'Chopped Tomatoes', units: 2, price: 0.6, currency: 'GBP' }),
+      ];
+    });
+    workers = await startTestWorkers(api.runtime, recognizer);
+  });
+  after(async () => {
+    await workers?.stop();
+    await host?.close();
+    await api?.close();
+  });
+
+  async function submit(org: TestOrg, path: string): Promise<string> {
+    const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl: host.url(path) } });
+    assert.equal(res.status, 202, res.text);
+    return res.body.data.id as string;
+  }
+  async function finished(id: string) {
+    await describeWhenStarted(api.runtime.temporal.client, id, 30_000);
+    return api.runtime.temporal.client.workflow.getHandle(id).result();
+  }
+
+  it(
+    'one fetch from the image host for an analysis of three passes, one of them retried',
+    { timeout: 180_000 },
+    async () => {
+      const org = await createTestOrg(api.runtime, { credits: 5 });
+      const before = recognizer.calls;
+      losePass1 = true;
+      const id = await submit(org, '/once.png');
+      const result = await finished(id);
+      assert.equal(result.status, 'completed');
+      // Three passes and the retry of the lost one all ran, and the preview was made after the result:
+      // none of them went back to the image host.
+      assert.equal(recognizer.calls - before, 4);
+      assert.equal(losePass1, false, 'pass 1 failed once and was retried');
+      assert.equal(host.hits.get('/once.png'), 1);
+      const [preview] = await sql<{ n: number }>(
+        db(),
+        `select count(*)::int as n from analysis_images where analysis_id = ?`,
+        [id],
+      );
+      assert.equal(preview!.n, 1);
+    },
+  );
+
+  it(
+    'finalize failing after it wrote (products, status) is retried: products once, the same result',
+    { timeout: 180_000 },
+    async () => {
+      const org = await createTestOrg(api.runtime, { credits: 5 });
+      // The same photo analysed without interruption: what the interrupted one must end with.
+      const control = await submit(org, '/control.png');
+      assert.equal((await finished(control)).status, 'completed');
+      const expected = await api.request('GET', `/analyses/${control}`, { key: org.keys.read });
+
+      // A real failure inside finalize's transaction, after its products and status are written: the
+      // first insert of this organisation's analysis.completed event raises (once: a sequence counts
+      // attempts and is not rolled back), noting how many products the failed attempt had written.
+      const tag = org.id.replace(/[^a-z0-9]/gi, '_').toLowerCase();
+      await sql(
+        db(),
+        `create sequence attempts_${tag};
+       create sequence written_${tag} minvalue 0 start 0;
+       create function interrupt_${tag}() returns trigger language plpgsql as $$
+       begin
+         if nextval('attempts_${tag}') = 1 then
+           perform setval('written_${tag}', (select count(*) from products where analysis_id = new.analysis_id), true);
+           raise exception 'finalize interrupted after writing (test)' using errcode = '40001';
+         end if;
+         return new;
+       end $$;
+       create trigger interrupt_${tag} after insert on events for each row
+         when (new.organisation_id = '${org.id}' and new.type = 'analysis.completed')
+         execute function interrupt_${tag}();`,
+      );
+      try {
+        const id = await submit(org, '/interrupted.png');
+        const result = await finished(id);
+        const [{ attempts, written }] = (await sql<{ attempts: string; written: string }>(
+          db(),
+          `select (select last_value from attempts_${tag}) as attempts, (select last_value from written_${tag}) as written`,
+        )) as [{ attempts: string; written: string }];
+        assert.equal(Number(attempts), 2, 'finalize ran twice: interrupted, then retried');
+        assert.equal(Number(written), 2, 'the interrupted attempt had written both products');
+
+        assert.deepEqual(result, { analysisId: id, status: 'completed', productCount: 2, errorCode: null });
+        const [rows] = await sql<{ n: number }>(db(), `select count(*)::int as n from products where analysis_id = ?`, [
+          id,
+        ]);
+        assert.equal(rows!.n, 2);
+        const [events] = await sql<{ n: number }>(db(), `select count(*)::int as n from events where analysis_id = ?`, [
+          id,
+        ]);
+        assert.equal(events!.n, 1);
+        const got = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        assert.deepEqual(productsOf(got.body), productsOf(expected.body));
+        for (const field of ['status', 'productCount', 'totalUnits', 'totalValue', 'completedRuns', 'failedRuns'])
+          assert.deepEqual(got.body.data[field], expected.body.data[field], field);
+      } finally {
+        await sql(
+          db(),
+          `drop trigger interrupt_${tag} on events; drop function interrupt_${tag}();
+         drop sequence attempts_${tag}; drop sequence written_${tag};`,
+        );
+      }
+    },
+  );
+});
+
+describe('issue 39: finalize whose commit landed but whose worker died before reporting it', () => {
+  let api: TestApi;
+  let org: TestOrg;
+  let host: ImageHost;
+  const prefix = uniquePrefix('finalize-kill');
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, ANALYSIS_RUNS: 1 });
+    org = await createTestOrg(api.runtime, { credits: 5 });
+    host = await startImageHost({ '/beans.png': { body: await pngOfWidth(90) } });
+  });
+  after(async () => {
+    for (const c of children) await stopProcess(c);
+    await host?.close();
+    await api?.close();
+  });
+
+  it(
+    'the retry on a new worker finds the analysis final: no second write, the same outcome',
+    { timeout: 180_000 },
+    async () => {
+      const db = () => api.runtime.orm.em.fork();
+      const tag = org.id.replace(/[^a-z0-9]/gi, '_').toLowerCase();
+      // Finalize's COMMIT is held (a deferred trigger sleeping) long enough to kill its worker; the
+      // server backend then completes the commit on its own: written, but never reported.
+      await sql(
+        db(),
+        `create function hold_${tag}() returns trigger language plpgsql as $$
+       begin perform pg_sleep(4); return null; end $$;
+       create constraint trigger hold_${tag} after update on analyses deferrable initially deferred for each row
+         when (new.organisation_id = '${org.id}' and new.status = 'completed') execute function hold_${tag}();`,
+      );
+      try {
+        const first = spawnWorker(prefix, { env: { SLOW_RECOGNIZER_MS: '100' } });
+        children.push(first.child);
+        const res = await api.request('POST', '/analyses', {
+          key: org.keys.write,
+          body: { imageUrl: host.url('/beans.png') },
+        });
+        assert.equal(res.status, 202);
+        const id = res.body.data.id as string;
+        await waitFor(
+          "finalize's commit held by the trigger",
+          async () =>
+            (
+              await sql<{ n: number }>(
+                db(),
+                `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'`,
+              )
+            )[0]!.n > 0,
+          120_000,
+          50,
+        );
+        await stopProcess(first.child);
+        const status = await waitFor(
+          'the orphaned commit to land',
+          async () => {
+            const [row] = await sql<{ status: string }>(db(), `select status from analyses where id = ?`, [id]);
+            return row?.status === 'completed' && row.status;
+          },
+          30_000,
+          100,
+        );
+        assert.equal(status, 'completed');
+        assert.equal(await markers(api, id, 'finalizeAnalysis'), 0, 'the killed worker never reported finalize');
+
+        await forgetKilledWorker(api.runtime.temporal.client, api.runtime.config.TEMPORAL_NAMESPACE, [id]);
+        const second = spawnWorker(prefix, { env: { SLOW_RECOGNIZER_MS: '100' } });
+        children.push(second.child);
+        await workerPolling(
+          api.runtime.temporal.client,
+          api.runtime.config.TEMPORAL_NAMESPACE,
+          taskQueues(prefix).analyses,
+        );
+        const result = await api.runtime.temporal.client.workflow.getHandle(id).result();
+        assert.deepEqual(result, { analysisId: id, status: 'completed', productCount: 1, errorCode: null });
+        assert.equal(await markers(api, id, 'finalizeAnalysis'), 1, 'finalize ran again, on the second worker');
+        const [products] = await sql<{ n: number }>(
+          db(),
+          `select count(*)::int as n from products where analysis_id = ?`,
+          [id],
+        );
+        assert.equal(products!.n, 1);
+        const [events] = await sql<{ n: number }>(db(), `select count(*)::int as n from events where analysis_id = ?`, [
+          id,
+        ]);
+        assert.equal(events!.n, 1);
+        const got = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+        assert.equal(got.body.data.status, 'completed');
+        assert.equal(got.body.data.products.length, 1);
+        assert.equal(got.body.data.products[0].units, 3);
+        await stopProcess(second.child, 'SIGTERM');
+      } finally {
+        await sql(db(), `drop trigger hold_${tag} on analyses; drop function hold_${tag}();`);
+      }
+    },
+  );
+});
