@@ -19,6 +19,14 @@ const schema = z.object({
   NODE_ENV: z.string().optional(),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/shelf'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * How long a request or activity waits for a database connection (a free one from the pool, or a new
+   * one opened) before it fails: the API then answers 503 with Retry-After instead of holding the
+   * request while PostgreSQL is down, refusing, or accepting connections it never answers.
+   */
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(800),
+  /** How long opening one connection may take before it is given up (a server that accepts and never answers). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TASK_QUEUE_PREFIX: z.string().default(''),
