@@ -110,6 +110,11 @@ const schema = z.object({
   /** A balance below this after a submission raises credits_low. */
   CREDITS_LOW_THRESHOLD: z.coerce.number().int().min(0).default(10),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /**
+   * Deliveries one endpoint (a webhook; an organisation's callbacks together) may have in flight per
+   * worker process: a receiver that hangs holds at most this many delivery slots, the others' go on.
+   */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
   /** An endpoint whose deliveries have all failed for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce
     .number()
