@@ -1,62 +1,11 @@
 import assert from 'node:assert/strict';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startApiProcess } from '../helpers/api-process.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/ports.js';
+import { tcpSwitch, throughSwitch } from '../helpers/tcp-switch.js';
 import { waitFor } from '../helpers/wait.js';
 import { stopProcess } from '../helpers/worker-processes.js';
-
-/**
- * PostgreSQL as the API sees it, switchable: `forward` to the real server, `refuse` (nothing listens:
- * ECONNREFUSED), or `hang` (connections accepted and never answered, as a server stuck in its start
- * or a black-holed route). Switching away from `forward` drops the connections the API holds, as a
- * restart of the server would.
- */
-async function databaseSwitch(target: URL) {
-  const port = await freePort();
-  const sockets = new Set<Socket>();
-  let mode: 'forward' | 'hang' = 'forward';
-  const server: Server = createServer((inbound) => {
-    sockets.add(inbound);
-    inbound.on('error', () => undefined).on('close', () => sockets.delete(inbound));
-    if (mode === 'hang') return;
-    const outbound = connect(Number(target.port || 5432), target.hostname);
-    sockets.add(outbound);
-    outbound.on('error', () => inbound.destroy()).on('close', () => sockets.delete(outbound));
-    inbound.on('close', () => outbound.destroy());
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  let listening = false;
-  const listen = async () => {
-    if (!listening) await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-    listening = true;
-  };
-  const dropAll = () => {
-    for (const s of sockets) s.destroy();
-  };
-  await listen();
-  const url = new URL(target);
-  url.host = `127.0.0.1:${port}`;
-  return {
-    url: url.toString(),
-    async set(next: 'forward' | 'refuse' | 'hang') {
-      dropAll();
-      if (next === 'refuse') {
-        if (listening) await new Promise((r) => server.close(r));
-        listening = false;
-        return;
-      }
-      mode = next;
-      await listen();
-    },
-    async close() {
-      dropAll();
-      if (listening) await new Promise((r) => server.close(r));
-    },
-  };
-}
 
 /**
  * The answer to one request, or a failure if none came within `boundMs`: a bound far above the
@@ -72,6 +21,12 @@ async function answered(url: string, init: RequestInit, boundMs = 20_000) {
   return { res, body: text ? JSON.parse(text) : undefined, ms: Math.round(performance.now() - started) };
 }
 
+/** The test's PostgreSQL server, which the switches forward to. */
+function postgres() {
+  const url = new URL(process.env.DATABASE_URL!);
+  return { host: url.hostname, port: Number(url.port || 5432) };
+}
+
 function assertUnavailable(what: string, r: { res: Response; body: any; ms: number }) {
   console.log(`  ${what}: ${r.res.status} in ${r.ms} ms`);
   assert.equal(r.res.status, 503, `${what}: ${JSON.stringify(r.body)}`);
@@ -82,13 +37,13 @@ function assertUnavailable(what: string, r: { res: Response; body: any; ms: numb
 }
 
 describe('PostgreSQL down: the API answers 503 with Retry-After at once, never a hang or a 500', () => {
-  let db: Awaited<ReturnType<typeof databaseSwitch>>;
+  let db: Awaited<ReturnType<typeof tcpSwitch>>;
   let api: TestApi;
   let org: TestOrg;
 
   before(async () => {
-    db = await databaseSwitch(new URL(process.env.DATABASE_URL!));
-    api = await startTestApi({ DATABASE_URL: db.url });
+    db = await tcpSwitch(postgres());
+    api = await startTestApi({ DATABASE_URL: throughSwitch(process.env.DATABASE_URL!, db) });
     org = await createTestOrg(api.runtime, { credits: 10 });
   });
   after(async () => {
@@ -130,9 +85,12 @@ describe('PostgreSQL down: the API answers 503 with Retry-After at once, never a
   }
 
   it('an API process started while PostgreSQL refuses starts, answers 503, and serves once it is back', async () => {
-    const down = await databaseSwitch(new URL(process.env.DATABASE_URL!));
+    const down = await tcpSwitch(postgres());
     await down.set('refuse');
-    const { child, base } = await startApiProcess({ DATABASE_URL: down.url, METRICS_PORT: '0' });
+    const { child, base } = await startApiProcess({
+      DATABASE_URL: throughSwitch(process.env.DATABASE_URL!, down),
+      METRICS_PORT: '0',
+    });
     const readThere = () =>
       answered(`${base}/api/v1/analyses`, { headers: { authorization: `Bearer ${org.keys.read}` } });
     try {
