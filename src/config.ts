@@ -22,7 +22,8 @@ const schema = z.object({
   /**
    * How long a request or activity waits for a database connection (a free one from the pool, or a new
    * one opened) before it fails: the API then answers 503 with Retry-After instead of holding the
-   * request while PostgreSQL is down, refusing, or accepting connections it never answers.
+   * request while PostgreSQL is down, refusing, or accepting connections it never answers. The worker
+   * waits at least 60 s (workers/main.ts): no client waits on an activity.
    */
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(800),
   /** How long opening one connection may take before it is given up (a server that accepts and never answers). */
