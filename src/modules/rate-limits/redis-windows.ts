@@ -94,7 +94,7 @@ export class RedisWindows {
    * never waits for Redis to come back; the caller keeps the window in PostgreSQL meanwhile.
    */
   async tryTake(bucket: string, limit: number, weight: number, take: boolean): Promise<WindowRow | null> {
-    if (this.client.status !== 'ready') {
+    if (this.client.status !== 'ready' && !(await this.readySoon())) {
       this.down(`not connected (${this.client.status})`);
       return null;
     }
@@ -106,6 +106,26 @@ export class RedisWindows {
       this.down(err instanceof Error ? err.message : String(err));
       return null;
     }
+  }
+
+  /**
+   * Whether a client that is not ready yet becomes ready within COMMAND_TIMEOUT_MS: waited for only
+   * while no outage is known (a process's first requests, as the client connects), so windows do not
+   * move to PostgreSQL for the few milliseconds of a start; during an outage the answer is no at once.
+   */
+  private readySoon(): Promise<boolean> {
+    if (this.downSince !== null || this.client.status === 'end') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady).off('error', onFailed).off('close', onFailed);
+        resolve(ready);
+      };
+      const onReady = () => done(true);
+      const onFailed = () => done(false);
+      const timer = setTimeout(onFailed, COMMAND_TIMEOUT_MS);
+      this.client.once('ready', onReady).once('error', onFailed).once('close', onFailed);
+    });
   }
 
   private down(reason: string) {
