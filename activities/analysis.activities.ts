@@ -5,16 +5,30 @@ import { RecognitionRejectedError, type Recognizer } from '../src/modules/recogn
 import type { Services } from '../src/services.js';
 import type { AnalysisActivities } from '../src/temporal/contracts/analysis.js';
 
+/** Below this, what is left of the fetch's time is not worth another request: the fetch fails. */
+const MIN_FETCH_ATTEMPT_MS = 250;
+
 export type AnalysisActivityDeps = { services: Services; config: Config; recognizer: () => Promise<Recognizer> };
 
 /** Activities of the analysis workflows: each calls one service (in its own MikroORM context, index.ts). */
 export function createAnalysisActivities({ services, config, recognizer }: AnalysisActivityDeps): AnalysisActivities {
   return {
     async fetchImage({ analysisId, previewLater }) {
+      // IMAGE_FETCH_TIMEOUT_MS is the fetch's time, its retries included: each attempt gets what is
+      // left since the first was scheduled. A host that trickles its body, or never ends it, used to
+      // get the whole time again on every one of the four attempts.
+      const { attempt, scheduledTimestampMs } = Context.current().info;
+      const left = config.IMAGE_FETCH_TIMEOUT_MS - (Date.now() - scheduledTimestampMs);
+      if (attempt > 1 && left < MIN_FETCH_ATTEMPT_MS)
+        throw ApplicationFailure.create({
+          type: 'IMAGE_UNREACHABLE',
+          message: 'The image host did not answer in time.',
+          nonRetryable: true,
+        });
       try {
         return await services.analysisProcessing.prepareImage(analysisId, {
           maxBytes: config.IMAGE_MAX_BYTES,
-          timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+          timeoutMs: attempt > 1 ? Math.min(left, config.IMAGE_FETCH_TIMEOUT_MS) : config.IMAGE_FETCH_TIMEOUT_MS,
           allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
           maxPixels: config.IMAGE_MAX_PIXELS,
           previewLater,

@@ -2,18 +2,28 @@ import type { Commands } from '../src/commands.js';
 import type { Config } from '../src/config.js';
 import type { Services } from '../src/services.js';
 import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
+import { EndpointSlots } from '../src/modules/webhooks/endpoint-slots.js';
 
 export type DeliveryActivityDeps = { services: Services; commands: Commands; config: Config };
 
 /** Activities of event fan-out and delivery. */
 export function createDeliveryActivities({ services, commands, config }: DeliveryActivityDeps): DeliveryActivities {
+  // This worker's deliveries in flight per endpoint: one hung receiver cannot take every delivery slot.
+  const slots = new EndpointSlots(config.WEBHOOK_ENDPOINT_CONCURRENCY);
   return {
-    async attemptDelivery({ deliveryId, nextDelayMs }) {
-      return services.deliveries.attempt(deliveryId, nextDelayMs, {
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
-        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-      });
+    async attemptDelivery({ deliveryId, nextDelayMs, endpoint }) {
+      const release = endpoint ? slots.take(endpoint) : () => undefined;
+      // Answered before anything is claimed or sent, so the slot this activity runs in is free at once.
+      if (!release) return { outcome: 'busy' };
+      try {
+        return await services.deliveries.attempt(deliveryId, nextDelayMs, {
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
+          disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+        });
+      } finally {
+        release();
+      }
     },
 
     async dispatchEvents({ eventIds }) {

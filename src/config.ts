@@ -31,6 +31,22 @@ const schema = z.object({
     .max(200)
     .default(10)
     .describe('connection pool size per process (the worker raises it to its activity concurrency + 10)'),
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(800)
+    .describe(
+      'how long a request waits for a database connection (a free one from the pool, or a new one opened) before the API answers 503 with `Retry-After`, instead of holding it while PostgreSQL is down or refusing; the worker waits at least 60 s (no client waits on an activity)',
+    ),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5000)
+    .describe('how long opening one database connection may take (a server that accepts and never answers)'),
   TEMPORAL_ADDRESS: z
     .string()
     .min(1)
@@ -256,6 +272,15 @@ const schema = z.object({
     .min(100)
     .default(15_000)
     .describe('a delivery attempt must answer 2xx within this'),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(2)
+    .describe(
+      "deliveries one endpoint (a webhook; an organisation's callbacks together) may have in flight per worker process: a receiver that hangs holds at most this many delivery slots, the others' go on",
+    ),
   WEBHOOK_DISABLE_AFTER_MS: z.coerce
     .number()
     .int()

@@ -28,7 +28,10 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const cfg = { ...config(), ...overrides };
   const logger = createLogger(cfg.LOG_LEVEL, name);
-  const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX);
+  const orm = await initORM(cfg.DATABASE_URL, cfg.DATABASE_POOL_MAX, {
+    acquireTimeoutMs: cfg.DATABASE_ACQUIRE_TIMEOUT_MS,
+    connectTimeoutMs: cfg.DATABASE_CONNECT_TIMEOUT_MS,
+  });
   initTracing(name, { endpoint: cfg.OTEL_EXPORTER_OTLP_ENDPOINT });
   const temporal =
     (await temporalClient?.(cfg, logger)) ?? createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);

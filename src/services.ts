@@ -48,7 +48,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const alerts = new AlertService(em);
   const planPeriods = new PlanPeriodService(em, config.PLAN_PERIOD_MS);
   const redisUrl = config.REDIS_URL;
-  const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl) : undefined);
+  const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl, logger) : undefined);
   const deliveries = new DeliveryService(em, alerts, logger);
   const tasks = new TaskService(em, projects, events, alerts, {
     lowComplianceGrade: config.LOW_COMPLIANCE_GRADE,

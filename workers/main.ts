@@ -43,7 +43,12 @@ function installSdkRuntime(config: Config, logger: Logger) {
 // The process's one Temporal client is on the connection its workers poll with (client.ts: eager starts).
 const runtime = await createRuntime(
   'worker',
-  { DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10) },
+  {
+    DATABASE_POOL_MAX: Math.max(base.DATABASE_POOL_MAX, base.ANALYSIS_MAX_CONCURRENT_ACTIVITIES + 10),
+    // The API's short wait for a connection is so a client hears 503 at once; an activity has no
+    // client waiting, and a wait for a busy pool under a backlog is cheaper than a failed attempt.
+    DATABASE_ACQUIRE_TIMEOUT_MS: Math.max(base.DATABASE_ACQUIRE_TIMEOUT_MS, 60_000),
+  },
   async (cfg, log) => {
     installSdkRuntime(cfg, log);
     return temporalClientOn(await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS }), cfg.TEMPORAL_NAMESPACE);

@@ -43,6 +43,15 @@ const { attemptDelivery: attemptDeliveryHere } = proxyLocalActivities<DeliveryAc
 const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
 
 /**
+ * The wait before asking again when the endpoint already had its share of deliveries in flight
+ * (endpoint-slots.ts): short at first, so a delivery behind a momentary burst goes out soon, growing
+ * to 10 s behind a receiver that hangs; jittered, so the waiting deliveries do not all ask at once.
+ */
+function busyWaitMs(busyRounds: number): number {
+  return Math.round(Math.min(500 * 2 ** busyRounds, 10_000) * (0.75 + Math.random() / 2));
+}
+
+/**
  * One delivery (workflow id = delivery id): attempt, then wait on a durable timer per the retry
  * schedule (or the receiver's Retry-After, if longer), until a 2xx, a 410, a disabled endpoint or
  * the end of the schedule. A killed worker resumes the timer; nothing is lost or sent twice on purpose.
@@ -50,11 +59,15 @@ const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryProgress> {
   const progress: DeliveryProgress = { attempts: 0, status: 'pending', lastStatusCode: null, nextAttemptInMs: null };
   setHandler(deliveryProgressQuery, () => progress);
-  for (let i = 0; ; i++) {
+  for (let i = 0, busyRounds = 0; ; i++) {
     const scheduled = i < input.retryDelaysMs.length ? input.retryDelaysMs[i]! : null;
     let result;
     try {
-      const attempt = { deliveryId: input.deliveryId, nextDelayMs: scheduled };
+      const attempt = {
+        deliveryId: input.deliveryId,
+        nextDelayMs: scheduled,
+        ...(input.endpoint ? { endpoint: input.endpoint } : {}),
+      };
       result =
         i === 0 && patched(LOCAL_FIRST_ATTEMPT)
           ? await attemptDeliveryHere(attempt).catch((err: unknown) => {
@@ -70,6 +83,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       progress.status = 'failed';
       return progress;
     }
+    if (result.outcome === 'busy') {
+      // Nothing was sent or counted: the same attempt again after a short wait, outside any slot.
+      const wait = busyWaitMs(busyRounds++);
+      progress.nextAttemptInMs = wait;
+      await sleep(wait);
+      progress.nextAttemptInMs = null;
+      i--;
+      continue;
+    }
+    busyRounds = 0;
     progress.attempts++;
     progress.lastStatusCode = result.status;
     if (result.outcome === 'succeeded') progress.status = 'succeeded';

@@ -1,12 +1,12 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { secretBox } from '../lib/secrets/index.js';
-import { ormConfig } from './orm-config.js';
+import { ormConfig, type ConnectionBounds } from './orm-config.js';
 import { sealStoredSecrets } from './seal-secrets.js';
 
 export type Orm = MikroORM;
 
-export async function initORM(databaseUrl: string, poolMax?: number): Promise<Orm> {
-  return MikroORM.init(ormConfig(databaseUrl, poolMax));
+export async function initORM(databaseUrl: string, poolMax?: number, bounds?: ConnectionBounds): Promise<Orm> {
+  return MikroORM.init(ormConfig(databaseUrl, poolMax, bounds));
 }
 
 /**

@@ -199,6 +199,7 @@ export function createApp(deps: AppDeps): { app: Koa; routes: RouteDefinition[] 
   health.get('/health/ready', async (ctx) => {
     const [database, temporalOk] = await Promise.all([orm.isConnected().catch(() => false), temporalHealthy(temporal)]);
     ctx.status = database && temporalOk ? 200 : 503;
+    if (ctx.status === 503) ctx.set('Retry-After', '5');
     ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', database, temporal: temporalOk };
   });
 

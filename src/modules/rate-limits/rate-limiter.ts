@@ -44,18 +44,25 @@ export class RateLimiter {
     return this.redis !== undefined;
   }
 
-  async consume(bucket: string, limit: number, weight = 1): Promise<RateLimitResult> {
-    if (this.redis) return toResult(limit, await this.redis().take(bucket, limit, weight, true));
-    const [row] = await sql<Row>(this.em, `select * from rate_limit_take(?, ?, ?, true)`, [bucket, limit, weight]);
+  /**
+   * With Redis down (refusing, closing, never answering) the window is kept in PostgreSQL's table
+   * meanwhile, so requests are served and limits hold (docs/decisions.md): a key's window starts
+   * afresh on each side of the switch, so across one a key may get up to twice its limit in a minute.
+   */
+  private async take(bucket: string, limit: number, weight: number, take: boolean): Promise<RateLimitResult> {
+    const inRedis = this.redis ? await this.redis().tryTake(bucket, limit, weight, take) : null;
+    if (inRedis) return toResult(limit, inRedis);
+    const [row] = await sql<Row>(this.em, `select * from rate_limit_take(?, ?, ?, ?)`, [bucket, limit, weight, take]);
     return toResult(limit, row!);
+  }
+
+  async consume(bucket: string, limit: number, weight = 1): Promise<RateLimitResult> {
+    return this.take(bucket, limit, weight, true);
   }
 
   /** Would `weight` slots fit now? The answer a take would give, taking nothing. */
   async check(bucket: string, limit: number, weight = 1): Promise<RateLimitResult> {
-    const row = this.redis
-      ? await this.redis().take(bucket, limit, weight, false)
-      : (await sql<Row>(this.em, `select * from rate_limit_take(?, ?, ?, false)`, [bucket, limit, weight]))[0]!;
-    return toResult(limit, row);
+    return this.take(bucket, limit, weight, false);
   }
 
   /** Read-only view for the usage endpoint. */
@@ -64,9 +71,8 @@ export class RateLimiter {
     return { limit, remaining, resetAt };
   }
 
-  /** Buckets idle for two windows are dropped (Redis expires its own). */
+  /** Buckets idle for two windows are dropped (Redis expires its own; the table's also hold Redis's outages). */
   async purgeExpired(): Promise<number> {
-    if (this.redis) return 0;
     const rows = await sql<{ n: number }>(
       this.em,
       `with d as (delete from rate_limit_windows where touched_at < extract(epoch from clock_timestamp()) - 120 returning 1) select count(*)::int as n from d`,

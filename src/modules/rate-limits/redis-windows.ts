@@ -1,4 +1,8 @@
 import { Redis } from 'ioredis';
+import type { Logger } from '../../lib/logger.js';
+
+/** How long a take may wait on Redis before its window is kept in PostgreSQL instead (a Redis that never answers). */
+const COMMAND_TIMEOUT_MS = 500;
 
 /**
  * The same windows as `rate_limit_take` in PostgreSQL (61 one-second counters, a hit counts while
@@ -58,16 +62,23 @@ export type WindowRow = { allowed: boolean; used: number; reset_at: number; retr
 
 export class RedisWindows {
   private readonly client: Redis;
+  /** Since when Redis has been unusable (null while it answers): the outage is logged once, not per request. */
+  private downSince: number | null = null;
 
-  constructor(url: string) {
-    // Fail a request fast (503 via the error handler) rather than queue it while Redis is away.
+  constructor(
+    url: string,
+    private readonly logger?: Logger,
+  ) {
     this.client = new Redis(url, {
       lazyConnect: false,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: true,
+      commandTimeout: COMMAND_TIMEOUT_MS,
       keyPrefix: 'shelf:rl:',
     });
     this.client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE });
+    // The client reconnects on its own; its errors are the outage, told by tryTake (not unhandled).
+    this.client.on('error', () => undefined);
   }
 
   async take(bucket: string, limit: number, weight: number, take: boolean): Promise<WindowRow> {
@@ -77,6 +88,64 @@ export class RedisWindows {
     return { allowed: allowed === 1, used, reset_at: resetAt, retry_after: retryAfter };
   }
 
+  /**
+   * The take, or null when Redis cannot give it now: not connected (refusing, closing connections,
+   * reconnecting, or connected but never ready), or no answer within COMMAND_TIMEOUT_MS. A request
+   * never waits for Redis to come back; the caller keeps the window in PostgreSQL meanwhile.
+   */
+  async tryTake(bucket: string, limit: number, weight: number, take: boolean): Promise<WindowRow | null> {
+    if (this.client.status !== 'ready' && !(await this.readySoon())) {
+      this.down(`not connected (${this.client.status})`);
+      return null;
+    }
+    try {
+      const row = await this.take(bucket, limit, weight, take);
+      this.up();
+      return row;
+    } catch (err) {
+      this.down(err instanceof Error ? err.message : String(err));
+      return null;
+    }
+  }
+
+  /**
+   * Whether a client that is not ready yet becomes ready within COMMAND_TIMEOUT_MS: waited for only
+   * while no outage is known (a process's first requests, as the client connects), so windows do not
+   * move to PostgreSQL for the few milliseconds of a start; during an outage the answer is no at once.
+   */
+  private readySoon(): Promise<boolean> {
+    if (this.downSince !== null || this.client.status === 'end') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (ready: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady).off('error', onFailed).off('close', onFailed);
+        resolve(ready);
+      };
+      const onReady = () => done(true);
+      const onFailed = () => done(false);
+      const timer = setTimeout(onFailed, COMMAND_TIMEOUT_MS);
+      this.client.once('ready', onReady).once('error', onFailed).once('close', onFailed);
+    });
+  }
+
+  private down(reason: string) {
+    if (this.downSince !== null) return;
+    this.downSince = Date.now();
+    this.logger?.warn(
+      { reason },
+      'Redis (REDIS_URL) unreachable: rate-limit windows are kept in PostgreSQL until it answers again',
+    );
+  }
+
+  private up() {
+    if (this.downSince === null) return;
+    this.logger?.info(
+      { downMs: Date.now() - this.downSince },
+      'Redis (REDIS_URL) answers again: rate-limit windows back in Redis',
+    );
+    this.downSince = null;
+  }
+
   async close(): Promise<void> {
     await this.client.quit().catch(() => this.client.disconnect());
   }
@@ -84,10 +153,10 @@ export class RedisWindows {
 
 const shared = new Map<string, RedisWindows>();
 
-/** One client per process and URL, however many service graphs are built. */
-export function redisWindows(url: string): RedisWindows {
+/** One client per process and URL, however many service graphs are built (the first one's logger tells outages). */
+export function redisWindows(url: string, logger?: Logger): RedisWindows {
   let windows = shared.get(url);
-  if (!windows) shared.set(url, (windows = new RedisWindows(url)));
+  if (!windows) shared.set(url, (windows = new RedisWindows(url, logger)));
   return windows;
 }
 

@@ -6,6 +6,7 @@ import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventService } from '../events/event.service.js';
 import type { DeliveryRef, DeliveryService } from './delivery.service.js';
+import { endpointKey } from './endpoint-slots.js';
 
 /**
  * Turns a recorded event into deliveries and starts one delivery workflow per delivery
@@ -37,7 +38,7 @@ export class EventDispatcher {
       this.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
         workflowId: ref.id,
         taskQueue: this.queues.deliveries,
-        args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs }],
+        args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs, endpoint: endpointKey(ref) }],
         workflowIdReusePolicy: reuse,
         // In the worker process, the delivery's first workflow task comes back with the start.
         ...(this.eagerStarts ? { requestEagerStart: true } : {}),

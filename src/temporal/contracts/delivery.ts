@@ -3,7 +3,12 @@ import { defineQuery } from '@temporalio/workflow';
 
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 
-export type WebhookDeliveryInput = { deliveryId: string; retryDelaysMs: number[] };
+export type WebhookDeliveryInput = {
+  deliveryId: string;
+  retryDelaysMs: number[];
+  /** The endpoint whose concurrency the attempts share (endpoint-slots.ts); absent in workflows started before it. */
+  endpoint?: string;
+};
 export type DeliveryProgress = {
   attempts: number;
   status: 'pending' | 'succeeded' | 'failed';
@@ -19,9 +24,16 @@ export type AttemptOutcome =
   | { outcome: 'retry'; attempt: number; status: number | null; retryAfterMs: number | null }
   | { outcome: 'gone' | 'abandoned'; attempt: number; status: number | null };
 
+/** The endpoint already had its share of deliveries in flight (endpoint-slots.ts): nothing was sent or counted. */
+export type EndpointBusy = { outcome: 'busy' };
+
 export interface DeliveryActivities {
   /** One signed POST and its recorded attempt; receiver failures are outcomes, not exceptions. */
-  attemptDelivery(input: { deliveryId: string; nextDelayMs: number | null }): Promise<AttemptOutcome>;
+  attemptDelivery(input: {
+    deliveryId: string;
+    nextDelayMs: number | null;
+    endpoint?: string;
+  }): Promise<AttemptOutcome | EndpointBusy>;
   /** Fan-out: one delivery (and its workflow) per subscribed endpoint and the callback URL. */
   dispatchEvents(input: { eventIds: string[] }): Promise<{ deliveries: number }>;
 }
