@@ -8,16 +8,14 @@
 // the last thousand's against the first's. Asserts nothing. Needs DATABASE_URL (a server: a
 // `shelf_bench` database, or BENCH_DATABASE, is recreated there) and TEMPORAL_ADDRESS, or starts a dev
 // server of its own (BENCH_TEMPORAL_PORT, 7262).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { createServices } from '../../src/services.js';
 import { startPhotoHost, startVisionModel } from '../soak/stand-ins.js';
+import { serviceProcess, servicesAnswer } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 
-const root = resolve(import.meta.dirname, '../..');
 const N = Number(process.env.BENCH_MEMORY_N ?? 5000);
 const IN_FLIGHT = Number(process.env.BENCH_MEMORY_IN_FLIGHT ?? 40);
 const say = (msg: string) => console.error(`[bench] ${msg}`);
@@ -65,10 +63,6 @@ await services.webhooks.create(org.id, {
 
 const apiPort = 41000 + Math.floor(Math.random() * 1000);
 const env = {
-  ...process.env,
-  LOG_LEVEL: 'silent',
-  METRICS_PORT: '0',
-  ALLOW_PRIVATE_NETWORK_FETCH: 'true',
   DATABASE_URL: databaseUrl,
   TASK_QUEUE_PREFIX: prefix,
   RECOGNIZER: 'openai',
@@ -76,35 +70,17 @@ const env = {
   OPENAI_API_KEY: model.apiKey,
   OPENAI_MODEL: 'bench-vision',
 };
-const serviceProcess = (entry: string, extra: Record<string, string>): ChildProcess =>
-  spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: root,
-    env: { ...env, ...extra },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-const api = serviceProcess('src/bin/api.ts', { PORT: String(apiPort), HOST: '127.0.0.1' });
+const api = serviceProcess('src/bin/api.ts', { ...env, PORT: String(apiPort), HOST: '127.0.0.1' });
 // Ports of its own: the SDK's metrics port is fixed by default, and another worker may hold it.
 const worker = serviceProcess('workers/main.ts', {
+  ...env,
   WORKER_HEALTH_PORT: String(apiPort + 1),
   TEMPORAL_METRICS_PORT: String(apiPort + 2),
 });
 const children = [api, worker];
 process.once('exit', () => children.forEach((c) => c.kill('SIGTERM')));
 
-async function until(label: string, what: () => Promise<boolean>, timeoutMs: number) {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await what())) {
-    if (performance.now() > deadline) throw new Error(`bench: timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-const answers = (url: string) =>
-  fetch(url).then(
-    (r) => r.status < 500,
-    () => false,
-  );
-await until('the API', () => answers(`http://127.0.0.1:${apiPort}/health/live`), 60_000);
-await until('the worker', () => answers(`http://127.0.0.1:${apiPort + 1}/`), 120_000);
+await servicesAnswer(apiPort);
 
 // Samples of each process' RSS, each with how many analyses had completed when it was taken.
 const samples: { done: number; api: number; worker: number }[] = [];

@@ -12,7 +12,6 @@
 //   delivery   the analysis completed -> webhook received (its commit, the fan-out, the delivery's POST)
 // (The workflow goes on after the webhook is out: the console's preview is made then, off this path.)
 // Prints p50 and p99 of each; asserts nothing. bench:api's overhead row is this measurement.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Services } from '../../src/services.js';
+import { serviceProcess, servicesAnswer, until } from './service-processes.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const DEFAULT_PHOTOS = resolve(root, '../shared/datasets/real-shelf-price-tags/images');
@@ -57,23 +57,6 @@ const quantiles = (values: number[]) => {
   const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN);
   return { p50: at(0.5), p99: at(0.99) };
 };
-
-/** A process of the service (`node --import tsx entry`), as `npm start` runs it, on its own queues. */
-function serviceProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: '0', ALLOW_PRIVATE_NETWORK_FETCH: 'true', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function until(label: string, what: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await what())) {
-    if (performance.now() > deadline) throw new Error(`bench: timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult> {
   const count = o.count ?? 20;
@@ -133,13 +116,7 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
   const stop = () => children.forEach((c) => c.kill('SIGTERM'));
   process.once('exit', stop);
   try {
-    const answers = (url: string) =>
-      fetch(url).then(
-        (r) => r.status < 500,
-        () => false,
-      );
-    await until('the API', () => answers(`http://127.0.0.1:${apiPort}/health/live`), 60_000);
-    await until('the worker', () => answers(`http://127.0.0.1:${apiPort + 1}/`), 120_000);
+    await servicesAnswer(apiPort);
 
     const submit = async (i: number) => {
       const t = performance.now();
