@@ -63,16 +63,17 @@ export async function startTestWorkers(
   const held = opts.recognitionLater ? workers.filter((w) => w.options.taskQueue === queues.recognition) : [];
   const runs = workers.filter((w) => !held.includes(w)).map((w) => w.run());
   let started = held.length === 0;
+  const startRecognition = () => {
+    if (started) return;
+    started = true;
+    runs.push(...held.map((w) => w.run()));
+  };
   return {
     queues,
-    startRecognition() {
-      if (started) return;
-      started = true;
-      runs.push(...held.map((w) => w.run()));
-    },
+    startRecognition,
     async stop() {
       // Run, then shut down, a held worker never started: only a running worker releases its connection.
-      this.startRecognition();
+      startRecognition();
       workers.forEach((w) => w.shutdown());
       await Promise.all(runs);
       await connection.close();
