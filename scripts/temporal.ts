@@ -85,13 +85,40 @@ export const FILE_STORE_PRAGMAS = ['journal_mode=wal', 'synchronous=full'];
 /** FILE_STORE_PRAGMAS as the dev server's arguments, for both ways of starting it. */
 const FILE_STORE_ARGS = FILE_STORE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]);
 
+/**
+ * The server's dynamic config, the same for the dev server (flags, below) and production
+ * (ops/temporal/dynamic-config.yaml; test/ops/temporal-dynamic-config.test.ts holds them equal).
+ * Fairness: backlogged tasks dispatch round robin across fairness keys, weighted, instead of in
+ * arrival order (docs/decisions.md, "Fair dispatch across organisations"); it implies the
+ * priority-aware matcher. Off by default in Temporal 1.29.
+ */
+export const DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+  'matching.enableFairness': true,
+  // Fairness holds within a partition, and a task lands in one of a queue's partitions at random: with
+  // Temporal's default four, another organisation's photo took 16th to 25th place behind a backlog of
+  // 40 instead of 1st to 4th (test/modules/analyses/fair-dispatch.test.ts). One partition carries far
+  // more than this service's queues ask of it.
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
 export type DevServerOptions = {
   port: number;
   uiPort?: number;
   dbFile?: string;
   headless?: boolean;
   log?: (msg: string) => void;
+  /** Instead of DYNAMIC_CONFIG (a benchmark's comparison without fairness). */
+  dynamicConfig?: Readonly<Record<string, unknown>>;
 };
+
+/** `--dynamic-config-value KEY=VALUE` for each entry, the value as JSON (what the CLI parses). */
+function dynamicConfigArgs(values: Readonly<Record<string, unknown>>): string[] {
+  return Object.entries(values).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
+}
 
 /** Starts `temporal server start-dev` with our search attributes registered. */
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
@@ -109,6 +136,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--log-level',
     'warn',
     ...saArgs,
+    ...dynamicConfigArgs(opts.dynamicConfig ?? DYNAMIC_CONFIG),
   ];
   if (opts.dbFile) args.push('--db-filename', opts.dbFile, ...FILE_STORE_ARGS);
   if (opts.headless || !opts.uiPort) args.push('--headless');
@@ -162,7 +190,7 @@ async function startDownloadedDevServer(opts: DevServerOptions, log: (msg: strin
       uiPort: opts.uiPort,
       dbFilename: opts.dbFile,
       searchAttributes: Object.values(SA),
-      ...(opts.dbFile ? { extraArgs: FILE_STORE_ARGS } : {}),
+      extraArgs: [...(opts.dbFile ? FILE_STORE_ARGS : []), ...dynamicConfigArgs(opts.dynamicConfig ?? DYNAMIC_CONFIG)],
     },
   });
   return {

@@ -51,6 +51,7 @@ export function createCommands(services: Services, context: CommandContext) {
       config.TASK_OVERDUE_AFTER_MS,
       logger,
       config.TASK_UPDATE_WAIT_MS,
+      services.em,
     ),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events, client),

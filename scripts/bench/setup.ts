@@ -7,24 +7,35 @@ import type { Organisation } from '../../src/modules/organisations/organisation.
 import type { Services } from '../../src/services.js';
 import { freshDatabase } from '../lib/fresh-database.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
-import { startDevServer, type DevServer } from '../temporal.js';
+import { startDevServer, type DevServer, type DevServerOptions } from '../temporal.js';
 
 /**
  * What every benchmark needs: a fresh `shelf_bench` database on DATABASE_URL's server (exported as
  * DATABASE_URL), TEMPORAL_ADDRESS or a dev server of its own, and SECRETS_KEY (a random one unless
  * set; exported too, for the API and worker processes a benchmark starts). Returns what to stop at the end.
  */
-export async function benchEnvironment(temporalPort: number): Promise<{ databaseUrl: string; devServer?: DevServer }> {
+export async function benchEnvironment(
+  temporalPort: number,
+  /** The dev server's dynamic config, if not scripts/temporal.ts's (bench:fair's run without fairness). */
+  dynamicConfig?: DevServerOptions['dynamicConfig'],
+): Promise<{ databaseUrl: string; devServer?: DevServer }> {
   runSecretsKey();
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl)
     throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
-  // BENCH_DATABASE and BENCH_TEMPORAL_PORT: two benchmarks on one host each on their own.
-  const databaseUrl = await freshDatabase(serverUrl, process.env.BENCH_DATABASE ?? 'shelf_bench');
+  // BENCH_DATABASE (BENCH_DATABASE_NAME too) and BENCH_TEMPORAL_PORT: two benchmarks on one host each on their own.
+  const databaseUrl = await freshDatabase(
+    serverUrl,
+    process.env.BENCH_DATABASE ?? process.env.BENCH_DATABASE_NAME ?? 'shelf_bench',
+  );
   process.env.DATABASE_URL = databaseUrl;
   let devServer: DevServer | undefined;
   if (!process.env.TEMPORAL_ADDRESS) {
-    devServer = await startDevServer({ port: Number(process.env.BENCH_TEMPORAL_PORT ?? temporalPort), headless: true });
+    devServer = await startDevServer({
+      port: Number(process.env.BENCH_TEMPORAL_PORT ?? temporalPort),
+      headless: true,
+      dynamicConfig,
+    });
     process.env.TEMPORAL_ADDRESS = devServer.address;
   }
   TemporalRuntime.install({ logger: new DefaultLogger('ERROR') });

@@ -19,6 +19,8 @@ function quietTemporal() {
 
 /** The activity slots test workers get per queue (local activities share them). */
 export const TEST_ACTIVITY_SLOTS = 8;
+/** The recognition queue's activity slots in test workers. */
+export const TEST_RECOGNITION_SLOTS = 4;
 
 export function uniquePrefix(name: string): string {
   return `test-${name}-${randomBytes(4).toString('hex')}-`;
@@ -28,11 +30,14 @@ export function uniquePrefix(name: string): string {
  * Real workers (the production workflow bundle and activities) on the test's own task queues, in
  * this process, against the real dev server. The recognizer is the only part a test chooses, and
  * `around` lets a test put its own behaviour around an activity (a lost attempt, say).
+ * `recognitionLater`: the recognition queue's worker does not poll until `startRecognition()`, so a
+ * test can build a backlog there that no poller has taken tasks from.
  */
 export async function startTestWorkers(
   runtime: Runtime,
   recognizer: Recognizer,
   around: (activities: Activities) => Activities = (a) => a,
+  opts: { recognitionLater?: boolean } = {},
 ) {
   quietTemporal();
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
@@ -52,15 +57,25 @@ export async function startTestWorkers(
     queues,
     activities,
     activitySlots: TEST_ACTIVITY_SLOTS,
-    recognitionSlots: 4,
+    recognitionSlots: TEST_RECOGNITION_SLOTS,
     bundlePath: runtime.config.WORKFLOW_BUNDLE_PATH,
   });
-  const running = Promise.all(workers.map((w) => w.run()));
+  const held = opts.recognitionLater ? workers.filter((w) => w.options.taskQueue === queues.recognition) : [];
+  const runs = workers.filter((w) => !held.includes(w)).map((w) => w.run());
+  let started = held.length === 0;
+  const startRecognition = () => {
+    if (started) return;
+    started = true;
+    runs.push(...held.map((w) => w.run()));
+  };
   return {
     queues,
+    startRecognition,
     async stop() {
+      // Run, then shut down, a held worker never started: only a running worker releases its connection.
+      startRecognition();
       workers.forEach((w) => w.shutdown());
-      await running;
+      await Promise.all(runs);
       await connection.close();
     },
   };

@@ -20,6 +20,7 @@ import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js
 import type { AnalysisService, Submitted, SubmittedAnalysis, SubmittedBatch } from './analysis.service.js';
 import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
+import { dispatchPriority } from '../organisations/dispatch-priority.js';
 
 /**
  * Outbox marks, written together: nobody waits for one (see startAnalysis), so each group lingers
@@ -105,10 +106,13 @@ export class AnalysisCommands {
     // The API request that submitted it, for operators going from a log line to the workflow.
     const requestId = requestIds.getStore();
     const memo = { ...identity.memo, ...(requestId ? { requestId } : {}), ...(retry > 0 ? { retry } : {}) };
+    // Its organisation's lane: a batch member an operator retried stays in the batch lane.
+    const priority = await dispatchPriority(this.em, a.organisationId, a.batchId ? 'batch' : 'single');
     const start = () =>
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         ...identity,
         memo,
+        priority,
         taskQueue: this.queues.analyses,
         args: [analysisWorkflowInput(a, this.queues.recognition, this.heartbeatTimeoutMs)],
         // An operator's retry is a new run under the same id, once the failed run has closed.
@@ -145,9 +149,13 @@ export class AnalysisCommands {
   }
 
   async startBatch(b: Batch): Promise<void> {
+    // The batch's lane, which its children (the analyses) and their recognition passes inherit: the
+    // server merges a parent's priority into a child started without one (batch.workflow.ts is unchanged).
+    const priority = await dispatchPriority(this.em, b.organisationId, 'batch');
     await startOnce(() =>
       this.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
         workflowId: b.id,
+        priority,
         taskQueue: this.queues.analyses,
         args: [
           { batchId: b.id, recognitionTaskQueue: this.queues.recognition, heartbeatTimeoutMs: this.heartbeatTimeoutMs },

@@ -22,6 +22,21 @@ export const PLANS: Record<PlanTier, PlanLimits> = {
   enterprise: { rateLimits: { analyses: 150, reads: 1200, writes: 300 }, maxBatchSize: 200, monthlyCredits: 0 },
 };
 
+/**
+ * Each plan's share of a contended queue (Temporal's fairness weight; docs/decisions.md, "Fair dispatch
+ * across organisations"): under a backlog, organisations get dispatches in proportion to these, so a
+ * scale organisation's photos go five times as often as a free one's, and nobody's wait is unbounded.
+ * Gentler than the rate limits' spread (30x): a plan buys a larger share, not the queue.
+ */
+export const FAIRNESS_WEIGHTS: Record<PlanTier, number> = {
+  free: 1,
+  starter: 2,
+  growth: 3,
+  pro: 4,
+  scale: 5,
+  enterprise: 5,
+};
+
 export function limitsFor(
   plan: PlanTier,
   custom?: { rateLimits?: Partial<Record<string, number>>; maxBatchSize?: number } | null,

@@ -5,6 +5,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -25,6 +26,7 @@ import {
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventDispatcher } from '../webhooks/event-dispatcher.js';
+import { dispatchPriority } from '../organisations/dispatch-priority.js';
 import type { Task } from './task.entity.js';
 import type { CreateTaskInput, TaskDetail, UpdateTaskInput } from './task.schemas.js';
 import type { TaskService } from './task.service.js';
@@ -43,12 +45,17 @@ export class TaskCommands {
     private readonly logger: Logger,
     /** How long an update waits for a worker to decide it (config TASK_UPDATE_WAIT_MS). */
     private readonly updateWaitMs: number,
+    /** Reads the organisation's plan for its fairness weight (dispatch-priority.ts). */
+    private readonly em: EntityManager,
   ) {}
 
   async start(task: Task): Promise<void> {
+    // The task's signals (a batch of photos for it) queue in its organisation's lane.
+    const priority = await dispatchPriority(this.em, task.organisationId, 'other');
     await startOnce(() =>
       this.client.workflow.start<TaskWorkflow>(TASK_WORKFLOW, {
         workflowId: task.id,
+        priority,
         taskQueue: this.queues.tasks,
         args: [
           {

@@ -7,6 +7,7 @@ import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventService } from '../events/event.service.js';
 import type { DeliveryRef, DeliveryService } from './delivery.service.js';
 import { endpointKey } from './endpoint-slots.js';
+import { dispatchPriority } from '../organisations/dispatch-priority.js';
 
 /**
  * Turns a recorded event into deliveries and starts one delivery workflow per delivery
@@ -34,9 +35,12 @@ export class EventDispatcher {
 
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
   async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
+    // One organisation's burst of deliveries (a batch's results) queues in its own lane.
+    const priority = await dispatchPriority(this.em, ref.organisationId, 'other');
     await startOnce(() =>
       this.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
         workflowId: ref.id,
+        priority,
         taskQueue: this.queues.deliveries,
         args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs, endpoint: endpointKey(ref) }],
         workflowIdReusePolicy: reuse,
