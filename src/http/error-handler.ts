@@ -28,6 +28,8 @@ function isUnavailable(err: unknown): boolean {
   // gRPC UNAVAILABLE / DEADLINE_EXCEEDED from the Temporal client
   if (e.name === 'ServiceError' || e.name === 'ConnectionError') return true;
   if (typeof e.code === 'number' && (e.code === 14 || e.code === 4)) return true;
+  // Redis (REDIS_URL, the rate limits) unreachable: ioredis gives up on the command after its retry.
+  if (e.name === 'MaxRetriesPerRequestError') return true;
   return e.cause ? isUnavailable(e.cause) : false;
 }
 
