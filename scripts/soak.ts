@@ -40,7 +40,7 @@ import { createTemporalClient } from '../src/temporal/client.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { freshDatabase } from './lib/fresh-database.js';
 import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
-import { runChecks, printTable, WORKLOAD, type CheckRow } from './soak/checks.js';
+import { runChecks, printTable, WORKLOAD } from './soak/checks.js';
 import { Random } from './soak/random.js';
 import { soakServiceEnv } from './soak/service-env.js';
 import { SHELF_PRODUCTS, startPhotoHost, startReceiver, startVisionModel, type ImageKind } from './soak/stand-ins.js';
