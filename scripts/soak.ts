@@ -492,7 +492,7 @@ async function main(): Promise<number> {
   }
 
   // 7. The verdict.
-  const { rows, deliveries } = await runChecks({
+  const { rows, deliveries, details } = await runChecks({
     db: check,
     temporal: temporal.client,
     organisationId,
@@ -529,6 +529,7 @@ async function main(): Promise<number> {
 
   const violations = rows.reduce((s, r) => s + r.violations, 0);
   console.log();
+  for (const line of details) say(`outcome otherwise: ${line}`);
   for (const line of deliveries.resendDetails) say(`resent: ${line}`);
   console.log(
     `Soak, seed ${seed}, recognizer ${RECOGNIZER}: ${ANALYSES} analyses, ${receiver.receipts.length} delivery attempts, ` +
@@ -637,9 +638,13 @@ if (sweeping) {
     seeds.map((s) => ({ seed: s, recognizer: recognizer as SoakRecognizer })),
   );
   const passOn = { ...env, ...(args.redis ? { SOAK_REDIS: '1' } : {}) };
-  void runSweep(runs, join(root, 'scripts', 'soak.ts'), passOn, (pid) => (current = pid)).then((code) =>
-    process.exit(code),
-  );
+  void runSweep(
+    runs,
+    join(root, 'scripts', 'soak.ts'),
+    passOn,
+    { dir: logDir, keep: join(root, '.data') },
+    (pid) => (current = pid),
+  ).then((code) => process.exit(code));
 } else {
   watchLaunchers(() => {
     if (!stopping) void shutdown().then(() => process.exit(1));

@@ -49,15 +49,22 @@ export const WORKLOAD = `WorkflowType IN ('${ANALYSIS_WORKFLOW}', '${BATCH_WORKF
 
 const count = async (temporal: Client, query: string) => (await temporal.workflow.count(query)).count;
 
-export async function runChecks(f: SoakFacts): Promise<{ rows: CheckRow[]; deliveries: DeliveryFigures }> {
+export async function runChecks(
+  f: SoakFacts,
+): Promise<{ rows: CheckRow[]; deliveries: DeliveryFigures; details: string[] }> {
   const rows: CheckRow[] = [];
   const q = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     (await f.db.query<T>(text, values)).rows;
 
-  const analyses = await q<{ id: string; status: string; product_count: number | null }>(
-    `select id, status, product_count from analyses where organisation_id = $1`,
-    [f.organisationId],
-  );
+  const analyses = await q<{
+    id: string;
+    status: string;
+    product_count: number | null;
+    error_code: string | null;
+    error_message: string | null;
+  }>(`select id, status, product_count, error_code, error_message from analyses where organisation_id = $1`, [
+    f.organisationId,
+  ]);
   const byId = new Map(analyses.map((a) => [a.id, a]));
   const unknown = analyses.filter((a) => !f.submitted.has(a.id)).length;
   const lost = [...f.submitted.keys()].filter((id) => !byId.has(id)).length;
@@ -75,10 +82,16 @@ export async function runChecks(f: SoakFacts): Promise<{ rows: CheckRow[]; deliv
     found: `${completed.length} completed, ${failed.length} failed, ${processing} processing`,
     violations: processing,
   });
-  const wrongOutcome = analyses.filter((a) => {
+  const wrong = analyses.filter((a) => {
     const kind = f.submitted.get(a.id);
     return (kind === 'ok' && a.status === 'failed') || (kind !== 'ok' && a.status === 'completed');
-  }).length;
+  });
+  const wrongOutcome = wrong.length;
+  const details = wrong.map(
+    (a) =>
+      `${a.id} (${f.submitted.get(a.id)} photo ${f.photoOf.get(a.id) ?? '?'}): ${a.status}` +
+      (a.error_code ? `, ${a.error_code}: ${a.error_message ?? ''}` : ''),
+  );
   rows.push({
     check: 'outcome as the photo says (served: completed; 404 or not an image: failed)',
     found: `${wrongOutcome} otherwise`,
@@ -205,7 +218,7 @@ export async function runChecks(f: SoakFacts): Promise<{ rows: CheckRow[]; deliv
     found: `${total} completed, ${ended} failed/terminated/timed out, ${attention} needs_attention`,
     violations: ended + attention,
   });
-  return { rows, deliveries: { resends, ackToRecordMs, resendDetails } };
+  return { rows, deliveries: { resends, ackToRecordMs, resendDetails }, details };
 }
 
 export function printTable(rows: CheckRow[]): void {

@@ -2,7 +2,7 @@
 // one after the other (each owns the same ports and data directory), each a process of its own
 // (scripts/soak.ts with SOAK_SEED and SOAK_RECOGNIZER), then one table of them all.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,10 +23,15 @@ export type SoakSummary = {
 
 type Run = { seed: number; recognizer: SoakRecognizer };
 
+/**
+ * `logs`: the directory each run writes its processes' logs to (the next run starts it afresh); a run
+ * that fails has it copied to `keep`/soak-logs-<recognizer>-<seed>.
+ */
 export async function runSweep(
   runs: Run[],
   script: string,
   env: NodeJS.ProcessEnv,
+  logs: { dir: string; keep: string },
   onChild: (pid: number | undefined) => void,
 ): Promise<number> {
   const rows: { run: Run; summary?: SoakSummary; exit: number | string }[] = [];
@@ -46,6 +51,12 @@ export async function runSweep(
     const summary = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as SoakSummary) : undefined;
     rmSync(file, { force: true });
     rows.push({ run, summary, exit });
+    if ((exit !== 0 || summary?.violations !== 0) && existsSync(logs.dir)) {
+      const kept = join(logs.keep, `soak-logs-${run.recognizer}-${run.seed}`);
+      rmSync(kept, { recursive: true, force: true });
+      cpSync(logs.dir, kept, { recursive: true });
+      console.log(`its logs: ${kept}`);
+    }
     if (typeof exit === 'string') break; // interrupted
   }
   printSweep(rows);
