@@ -629,7 +629,9 @@ if (sweeping) {
   // Each run a process of its own; a signal or a launcher gone stops the one running, which shuts
   // its own processes down.
   let current: number | undefined;
+  let stopped = false;
   const stop = (signal: NodeJS.Signals) => {
+    stopped = true;
     if (current) killPid(current, signal);
   };
   watchLaunchers(() => stop('SIGTERM'));
@@ -644,6 +646,7 @@ if (sweeping) {
     passOn,
     { dir: logDir, keep: join(root, '.data') },
     (pid) => (current = pid),
+    () => stopped,
   ).then((code) => process.exit(code));
 } else {
   watchLaunchers(() => {

@@ -33,6 +33,8 @@ export async function runSweep(
   env: NodeJS.ProcessEnv,
   logs: { dir: string; keep: string },
   onChild: (pid: number | undefined) => void,
+  /** Asked to stop (a signal): no further run is started. */
+  stopped: () => boolean,
 ): Promise<number> {
   const rows: { run: Run; summary?: SoakSummary; exit: number | string }[] = [];
   for (const [i, run] of runs.entries()) {
@@ -57,7 +59,7 @@ export async function runSweep(
       cpSync(logs.dir, kept, { recursive: true });
       console.log(`its logs: ${kept}`);
     }
-    if (typeof exit === 'string') break; // interrupted
+    if (typeof exit === 'string' || stopped()) break;
   }
   printSweep(rows);
   return rows.length === runs.length && rows.every((r) => r.exit === 0 && r.summary?.violations === 0) ? 0 : 1;
