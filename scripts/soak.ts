@@ -62,6 +62,11 @@ for (const r of recognizers)
   if (!(RECOGNIZERS as readonly string[]).includes(r))
     throw new Error(`--recognizer ${r}: one or more of ${RECOGNIZERS.join(', ')}, comma-separated`);
 const drawSeed = () => randomBytes(4).readUInt32BE(0);
+function sweepSize(given: string): number {
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--sweep ${given}: how many seeds, at least 1`);
+  return n;
+}
 const seeds = args.seeds
   ? args.seeds.split(',').map((x) => {
       const n = Number(x.trim());
@@ -69,7 +74,7 @@ const seeds = args.seeds
       return n;
     })
   : args.sweep
-    ? Array.from({ length: Number(args.sweep) }, drawSeed)
+    ? Array.from({ length: sweepSize(args.sweep) }, drawSeed)
     : [env.SOAK_SEED ? Number(env.SOAK_SEED) : drawSeed()];
 const sweeping = seeds.length > 1 || recognizers.length > 1;
 // The soak's database is its own and made fresh: so is the key its processes seal secrets with.
