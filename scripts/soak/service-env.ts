@@ -4,8 +4,13 @@ export type SoakServices = {
   temporalAddress: string;
   secretsKey: string;
   bundlePath: string;
-  /** The loopback chat-completions stand-in the `openai` recognizer reads from. */
-  model: { baseURL: string; apiKey: string };
+  /**
+   * `openai` against the loopback chat-completions stand-in, or `local` (the one users run: real OCR
+   * in the workers, with their native tesseract helpers).
+   */
+  recognizer: { kind: 'openai'; baseURL: string; apiKey: string } | { kind: 'local' };
+  /** The soak's own redis-server for the rate limits; without it, PostgreSQL keeps them. */
+  redisUrl?: string;
 };
 
 /**
@@ -16,8 +21,19 @@ export type SoakServices = {
  * machine's private addresses.
  */
 export function soakServiceEnv(inherited: NodeJS.ProcessEnv, s: SoakServices): NodeJS.ProcessEnv {
+  const recognizer: NodeJS.ProcessEnv =
+    s.recognizer.kind === 'local'
+      ? { RECOGNIZER: 'local' }
+      : {
+          RECOGNIZER: 'openai',
+          OPENAI_BASE_URL: s.recognizer.baseURL,
+          OPENAI_API_KEY: s.recognizer.apiKey,
+          OPENAI_MODEL: 'soak-vision',
+        };
+  const { REDIS_URL: _theirs, ...rest } = inherited;
   return {
-    ...inherited,
+    ...rest,
+    ...(s.redisUrl ? { REDIS_URL: s.redisUrl } : {}),
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
@@ -28,10 +44,7 @@ export function soakServiceEnv(inherited: NodeJS.ProcessEnv, s: SoakServices): N
     LOG_LEVEL: 'warn',
     WORKFLOW_BUNDLE_PATH: s.bundlePath,
     ALLOW_PRIVATE_NETWORK_FETCH: 'true',
-    RECOGNIZER: 'openai',
-    OPENAI_BASE_URL: s.model.baseURL,
-    OPENAI_API_KEY: s.model.apiKey,
-    OPENAI_MODEL: 'soak-vision',
+    ...recognizer,
     // A killed worker's recognition pass moves on after 5 s, not 20 s.
     RECOGNITION_HEARTBEAT_TIMEOUT_MS: '5000',
     // Eight attempts over about four minutes instead of 30 hours: the soak must end.

@@ -35,6 +35,9 @@ function isUnavailable(err: unknown): boolean {
   // gRPC UNAVAILABLE / DEADLINE_EXCEEDED from the Temporal client
   if (e.name === 'ServiceError' || e.name === 'ConnectionError') return true;
   if (typeof e.code === 'number' && (e.code === 14 || e.code === 4)) return true;
+  // Redis (REDIS_URL) unreachable past the rate limiter's own fallback to PostgreSQL (decisions.md
+  // D201), say a command that gives up after ioredis's retry: a 503 to retry, never a 500.
+  if (e.name === 'MaxRetriesPerRequestError') return true;
   return e.cause ? isUnavailable(e.cause) : false;
 }
 

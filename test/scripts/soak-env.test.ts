@@ -26,6 +26,34 @@ function listeningOn(port: number): string[] {
 const LOOPBACK = ['0100007F', '00000000000000000000000001000000'];
 
 describe("the soak's API and worker environment", () => {
+  const base = {
+    databaseUrl: 'postgres://postgres@127.0.0.1:1/soak',
+    temporalAddress: '127.0.0.1:1',
+    secretsKey: 'k'.repeat(64),
+    bundlePath: '',
+    recognizer: { kind: 'local' as const },
+  };
+
+  it("never points the services at the caller's Redis, which the soak would kill: only at its own", () => {
+    const theirs = { ...process.env, REDIS_URL: 'redis://127.0.0.1:6379' };
+    assert.equal(soakServiceEnv(theirs, base).REDIS_URL, undefined);
+    assert.equal(
+      soakServiceEnv(theirs, { ...base, redisUrl: 'redis://127.0.0.1:6390' }).REDIS_URL,
+      'redis://127.0.0.1:6390',
+    );
+  });
+
+  it('runs the recognizer asked for: local reads the photos itself, the stand-in is openai on loopback', () => {
+    const local = soakServiceEnv(process.env, base);
+    assert.equal(local.RECOGNIZER, 'local');
+    const standin = soakServiceEnv(process.env, {
+      ...base,
+      recognizer: { kind: 'openai', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'x' },
+    });
+    assert.equal(standin.RECOGNIZER, 'openai');
+    assert.equal(standin.OPENAI_BASE_URL, 'http://127.0.0.1:9/v1');
+  });
+
   it('makes an API process listen on loopback only, its public port and its metrics port', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const env = soakServiceEnv(process.env, {
@@ -33,7 +61,7 @@ describe("the soak's API and worker environment", () => {
       temporalAddress: process.env.TEMPORAL_ADDRESS!,
       secretsKey: randomBytes(32).toString('hex'),
       bundlePath: process.env.WORKFLOW_BUNDLE_PATH ?? '',
-      model: { baseURL: 'http://127.0.0.1:9/v1', apiKey: 'unused' },
+      recognizer: { kind: 'openai', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'unused' },
     });
     // As the soak starts an API slot: its environment plus the slot's ports.
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {

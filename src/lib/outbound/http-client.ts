@@ -21,6 +21,12 @@ export type OutboundRequest = {
   maxRedirects?: number;
   /** Above maxBytes: throw (image fetch) or cut and flag (webhook response excerpts). */
   onOversize?: 'throw' | 'truncate';
+  /**
+   * A 2xx is the answer, its body only an excerpt (webhooks): the body is kept if it came with the
+   * status line (the usual case), and not waited for otherwise (answered empty and `truncated`), so
+   * that the caller records the 2xx at once, not after a body that trickles or never ends.
+   */
+  answerOnStatus?: boolean;
   allowPrivate: boolean;
 };
 
@@ -137,7 +143,18 @@ async function requestOnce(rawUrl: string, opts: OutboundRequest): Promise<Outbo
       url = new URL(location, target.url).toString();
       continue;
     }
-    const { data, truncated } = await readCapped(res.body, opts.maxBytes, opts.onOversize ?? 'throw');
-    return { status: res.statusCode, headers: res.headers, body: data, truncated, finalUrl: target.url.toString() };
+    const answered = { status: res.statusCode, headers: res.headers, finalUrl: target.url.toString() };
+    const reading = readCapped(res.body, opts.maxBytes, opts.onOversize ?? 'throw');
+    if (opts.answerOnStatus && res.statusCode >= 200 && res.statusCode < 300) {
+      // A body that came with the status line is read by the time the promise jobs and ticks of this
+      // turn have run; setImmediate fires after them, before any further I/O is waited for.
+      const arrived = await Promise.race([reading, new Promise<undefined>((r) => setImmediate(r, undefined))]);
+      if (arrived) return { ...answered, body: arrived.data, truncated: arrived.truncated };
+      reading.catch(() => undefined);
+      res.body.destroy();
+      return { ...answered, body: Buffer.alloc(0), truncated: true };
+    }
+    const { data, truncated } = await reading;
+    return { ...answered, body: data, truncated };
   }
 }

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import sharp from 'sharp';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
+import { throughDatabaseRestart } from '../../db/database-unavailable.js';
 import { newId } from '../../lib/ids.js';
 import { fitText, storableText } from '../../lib/text.js';
 import type { AlertService } from '../alerts/alert.service.js';
@@ -78,23 +79,28 @@ export class AnalysisProcessingService {
    * cost a client 40–80 ms of every 1920–3840 px photo's time to result (decode, resize, encode).
    */
   async prepareImage(analysisId: string, opts: ImageFetchOptions & { previewLater?: boolean }): Promise<PreparedImage> {
-    const analysis = await this.load(analysisId);
+    // Our database restarting is not the image host's doing: its statements wait for it here rather
+    // than fail the step, whose few attempts are the host's (found by `npm run soak`: a PostgreSQL
+    // restart failed a served photo with IMAGE_UNREACHABLE, quoting the server's sentence).
+    const analysis = await throughDatabaseRestart(() => this.load(analysisId));
     if (analysis.status !== 'processing') return { alreadyFinal: true };
     const image = await fetchImage(analysis.imageUrl, opts);
     const blob = [analysisId, image.contentType, image.width, image.height, image.bytes];
     const storeBlob = `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
          on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`;
-    if (opts.previewLater) await sql(this.em, storeBlob, blob);
+    if (opts.previewLater) await throughDatabaseRestart(() => sql(this.em, storeBlob, blob));
     else {
       const preview = await previewOf(image.bytes);
-      await sql(this.em, `with blob as (${storeBlob}) ${STORE_PREVIEW}`, [
-        ...blob,
-        analysisId,
-        analysis.organisationId,
-        preview.info.width,
-        preview.info.height,
-        preview.data,
-      ]);
+      await throughDatabaseRestart(() =>
+        sql(this.em, `with blob as (${storeBlob}) ${STORE_PREVIEW}`, [
+          ...blob,
+          analysisId,
+          analysis.organisationId,
+          preview.info.width,
+          preview.info.height,
+          preview.data,
+        ]),
+      );
     }
     return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
   }

@@ -64,7 +64,9 @@ async function recordPersistently<T>(
   record: () => Promise<T>,
 ): Promise<T> {
   const until = Date.now() + RECORD_PERSIST_MS;
-  for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
+  // The first retry at once: after a PostgreSQL restart the pool's connections are dead and fail
+  // the record instantly, and a new one may already work; the backoff is for the database down.
+  for (let wait = 0; ; wait = Math.min(Math.max(wait * 2, 250), 4000)) {
     try {
       return await record();
     } catch (err) {
@@ -276,6 +278,10 @@ export class DeliveryService {
         timeoutMs: opts.timeoutMs,
         maxBytes: EXCERPT_BYTES,
         onOversize: 'truncate',
+        // A 2xx is recorded as soon as its status line is here: a worker killed between the
+        // receiver's answer and our record of it sends the delivery again (same id), so nothing but
+        // what must happen stands between them, least of all a body that is slow to come.
+        answerOnStatus: true,
         maxRedirects: 0,
         allowPrivate: opts.allowPrivate,
       });

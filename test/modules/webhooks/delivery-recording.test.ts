@@ -144,6 +144,33 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
     assert.equal(posts(), 1, 'not POSTed again');
   });
 
+  it('a 2xx whose body is slow to come is recorded as delivered at once, not POSTed again', async () => {
+    // A receiver's 2xx is its acknowledgement: waiting for the body that follows kept the delivery
+    // unrecorded (a worker killed then sends it again), and a body that never ended failed the
+    // attempt at the timeout, so that the acknowledged delivery was sent again.
+    let posts = 0;
+    const deliveryId = await testDelivery((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posts++;
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('received, and this body never ends');
+      });
+    });
+    const progress = (await api.runtime.temporal.client.workflow.getHandle(deliveryId).result()) as {
+      status: string;
+      attempts: number;
+    };
+    assert.equal(progress.status, 'succeeded');
+    assert.equal(progress.attempts, 1);
+    assert.equal(posts, 1, 'one POST');
+    const attempt = await oneRow<{ status_code: number; succeeded: boolean; error: string | null }>(
+      `select status_code, succeeded, error from delivery_attempts where delivery_id = $1`,
+      [deliveryId],
+    );
+    assert.deepEqual(attempt, { status_code: 200, succeeded: true, error: null });
+  });
+
   it('a 2xx whose body holds a NUL byte (PostgreSQL text refuses it) is recorded as delivered, the byte left out of the excerpt', async () => {
     // The excerpt is the receiver's bytes as text; a binary answer (a gzip body, a framework's
     // debug page) made its insert fail for good: delivered, yet recorded pending, its workflow stuck.
