@@ -7,6 +7,9 @@ const p = defineEntity.properties;
 export const ANALYSIS_STATUSES = ['processing', 'completed', 'failed'] as const;
 export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 
+/** The most a processing analysis' place in line counts to: beyond it, "at least this many". */
+export const QUEUE_AHEAD_CAP = 10_000;
+
 export const Analysis = defineEntity({
   name: 'Analysis',
   tableName: 'analyses',
@@ -44,6 +47,16 @@ export const Analysis = defineEntity({
     { properties: ['organisationId', 'externalId'], name: 'analyses_org_external_id_index' },
     { properties: ['organisationId', 'placeId'], name: 'analyses_org_place_id_index' },
     { properties: ['organisationId', 'status'], name: 'analyses_org_status_index' },
+    // A processing analysis' place in its organisation's lane (single or batch) counts the lane's
+    // earlier processing analyses: a range of one of these, which hold only processing rows.
+    {
+      name: 'analyses_processing_single_index',
+      expression: `create index "analyses_processing_single_index" on "analyses" ("organisation_id", "id") where "status" = 'processing' and "batch_id" is null`,
+    },
+    {
+      name: 'analyses_processing_batch_index',
+      expression: `create index "analyses_processing_batch_index" on "analyses" ("organisation_id", "id") where "status" = 'processing' and "batch_id" is not null`,
+    },
   ],
 });
 export type Analysis = InferEntity<typeof Analysis>;

@@ -1,7 +1,7 @@
 import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
 import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
-import type { Analysis, AnalysisStatus } from './analysis.entity.js';
+import { QUEUE_AHEAD_CAP, type Analysis, type AnalysisStatus } from './analysis.entity.js';
 import { CHARGE_EACH } from '../credits/credit.service.js';
 import { idAt } from '../../lib/ids.js';
 import type { BatchMember } from '../../temporal/contracts/analysis.js';
@@ -163,6 +163,25 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
     );
     if (!row) return null;
     return { charged: row.charged, taken: row.k, planBefore: row.plan_before, paygBefore: row.payg_before };
+  }
+
+  /**
+   * How many of the organisation's analyses in `analysis`' lane (single submissions, or batch
+   * members) are still processing and were submitted before it, at most QUEUE_AHEAD_CAP: a range of
+   * one of the lane's partial indexes (ids sort by creation time), stopped at the cap so a
+   * backlog of any size costs the same bounded walk.
+   */
+  async queueAhead(analysis: Pick<Analysis, 'id' | 'organisationId' | 'batchId'>): Promise<number> {
+    const lane = analysis.batchId ? 'batch_id is not null' : 'batch_id is null';
+    const [row] = await preparedSql<{ n: number }>(
+      this.getEntityManager(),
+      `select count(*)::int as n from (
+         select 1 from analyses
+          where organisation_id = ? and status = 'processing' and ${lane} and id < ?
+          limit ${QUEUE_AHEAD_CAP}) ahead`,
+      [analysis.organisationId, analysis.id],
+    );
+    return row?.n ?? 0;
   }
 
   /** A batch's analyses in id order (the order their workflows start in). */

@@ -152,7 +152,7 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
       response: dataEnvelope(analysisDetailSchema),
       errors: ['NOT_FOUND'],
       handler: async ({ auth, params }) => {
-        const { analysis: a, products } = await analyses.get(auth.organisationId, params.id);
+        const { analysis: a, products, queue } = await analyses.get(auth.organisationId, params.id);
         return {
           body: {
             data: {
@@ -164,6 +164,7 @@ export function analysisRoutes(analyses: AnalysisService, commands: AnalysisComm
               totalValue: Number(a.totalValue),
               error: a.errorCode ? { code: a.errorCode, message: a.errorMessage ?? '' } : null,
               products: products.map(serializeProduct),
+              queue,
             },
           },
         };

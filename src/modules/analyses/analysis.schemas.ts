@@ -3,7 +3,7 @@ import { cursorParam, limitParam } from '../../lib/pagination.js';
 import { httpsUrl, httpUrl, singleLine } from '../../lib/validation.js';
 import { productSchema } from '../products/product.schemas.js';
 import { MAX_BATCH_IMAGES } from '../organisations/plans.js';
-import { ANALYSIS_STATUSES } from './analysis.entity.js';
+import { ANALYSIS_STATUSES, QUEUE_AHEAD_CAP } from './analysis.entity.js';
 
 export const metadataSchema = z
   .record(z.string().max(100), z.string().max(500, 'Metadata values are at most 500 characters.'))
@@ -95,6 +95,23 @@ export const analysisDetailSchema = analysisSchema
     totalValue: z.number(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     products: z.array(productSchema),
+    queue: z
+      .object({
+        ahead: z
+          .number()
+          .int()
+          .min(0)
+          .max(QUEUE_AHEAD_CAP)
+          .meta({
+            description: `How many of your analyses in the same lane (single submissions, or batch images) were submitted before this one and are still processing; counted up to ${QUEUE_AHEAD_CAP.toLocaleString('en')}, which means that many or more.`,
+            example: 2,
+          }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'While processing: an estimate of how far back in line it is. Recognition is shared fairly across organisations and, within yours, between single submissions and batches (a single photo does not wait behind your batches), so what is ahead of it is your own earlier work in its lane. Null once completed or failed.',
+      }),
   })
   .meta({ id: 'AnalysisDetail' });
 

@@ -311,8 +311,12 @@ export class AnalysisService {
   async get(organisationId: string, id: string) {
     const analysis = await this.repo.findInOrg(organisationId, id);
     if (!analysis) throw new NotFoundError('analysis', id);
-    const products = await this.em.find(Product, { analysisId: id }, { orderBy: { position: 'asc' } });
-    return { analysis, products };
+    // Only a processing analysis has a place in line; a finished one has products instead.
+    const [products, ahead] = await Promise.all([
+      this.em.find(Product, { analysisId: id }, { orderBy: { position: 'asc' } }),
+      analysis.status === 'processing' ? this.repo.queueAhead(analysis) : null,
+    ]);
+    return { analysis, products, queue: ahead === null ? null : { ahead } };
   }
 
   /**

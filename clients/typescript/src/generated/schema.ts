@@ -1723,6 +1723,14 @@ export interface components {
                 message: string;
             } | null;
             products: components["schemas"]["Product"][];
+            /** @description While processing: an estimate of how far back in line it is. Recognition is shared fairly across organisations and, within yours, between single submissions and batches (a single photo does not wait behind your batches), so what is ahead of it is your own earlier work in its lane. Null once completed or failed. */
+            queue: {
+                /**
+                 * @description How many of your analyses in the same lane (single submissions, or batch images) were submitted before this one and are still processing; counted up to 10,000, which means that many or more.
+                 * @example 2
+                 */
+                ahead: number;
+            } | null;
         };
         Product: {
             /** @example prd_01jdq3x4v6m8c9a1b2c3d4e5f6 */
