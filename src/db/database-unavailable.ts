@@ -8,6 +8,10 @@ const UNAVAILABLE_CODES = new Set([
   '57P03',
   '53300',
 ]);
+/**
+ * What pg says, with no code, when the server drops a connection (a restart, a failover) or does not
+ * answer one in time (DATABASE_CONNECT_TIMEOUT_MS), or a client is used after either.
+ */
 const CONNECTION_LOST = /^Connection terminated|is not queryable/;
 /** 55000 is a broad class: only its sentence for a database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false). */
 const CLOSED_TO_CONNECTIONS = /is not currently accepting connections/;

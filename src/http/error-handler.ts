@@ -7,31 +7,15 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../lib/errors.js';
+import { databaseUnavailable } from '../db/database-unavailable.js';
 import { BODY_LIMIT_BYTES } from './body.js';
-
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  '57P01',
-  '57P03',
-  '53300',
-]);
-
-/**
- * What pg says, with no code, when the server drops a connection (a restart, a failover) or does not
- * answer one in time (DATABASE_CONNECT_TIMEOUT_MS), or a client is used after either.
- */
-const PG_CONNECTION_LOST = /^Connection terminated|is not queryable/;
 
 /** Database down, pool exhausted or Temporal unreachable: nothing was done, a retry is safe. */
 function isUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
-  const e = err as { name?: string; code?: unknown; cause?: unknown; message?: unknown };
-  if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
-  if (typeof e.message === 'string' && e.code === undefined && PG_CONNECTION_LOST.test(e.message)) return true;
-  if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+  // Our database (down, restarting, refusing, the pool's wait over): one list, src/db.
+  if (databaseUnavailable(err)) return true;
+  const e = err as { name?: string; code?: unknown; cause?: unknown };
   // gRPC UNAVAILABLE / DEADLINE_EXCEEDED from the Temporal client
   if (e.name === 'ServiceError' || e.name === 'ConnectionError') return true;
   if (typeof e.code === 'number' && (e.code === 14 || e.code === 4)) return true;
