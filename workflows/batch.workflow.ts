@@ -2,6 +2,7 @@ import {
   ParentClosePolicy,
   condition,
   log,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -9,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import { batchStatus } from '../src/modules/analyses/batch-status.js';
 import {
+  BATCH_WINDOW,
   analysisWorkflowIdentity,
   analysisWorkflowInput,
   batchProgressQuery,
@@ -17,6 +19,7 @@ import {
   type BatchStatus,
   type BatchWorkflow,
   type BatchWorkflowInput,
+  type AnalysisWorkflowResult,
 } from '../src/temporal/contracts/analysis.js';
 import { analysisWorkflow } from './analysis.workflow.js';
 import { NEEDS_ATTENTION, SETTLING } from '../src/temporal/contracts/durable-steps.js';
@@ -27,6 +30,15 @@ import { SA } from '../src/temporal/contracts/search-attributes.js';
  * settling budget (a day); past that the batch fails, marked for an operator to reset.
  */
 const bookkeeping = proxyActivities<AnalysisActivities>(SETTLING);
+
+/**
+ * Since BATCH_WINDOW_PATCH the batch keeps at most BATCH_WINDOW children in flight and starts the next
+ * as one finishes (D214): started all at once, each child's image fetch (a local activity in the
+ * analyses worker, served in arrival order whatever the server's fairness) queued ahead of another
+ * organisation's photo submitted meanwhile (D210). Now the rest of the batch waits in this workflow and
+ * the window's children on the fair queues. Histories made before start every child at once.
+ */
+const BATCH_WINDOW_PATCH = 'batch-window';
 
 /**
  * One batch (workflow id = batch id): one child AnalysisWorkflow per image, id = analysis id.
@@ -50,32 +62,42 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
     }
   };
 
-  const children = await Promise.all(
-    analyses.map((a) =>
-      startChild(analysisWorkflow, {
-        ...analysisWorkflowIdentity(a, input.batchId),
-        // The same input, key for key, as the hand-built one it replaced: the child's start command
-        // is unchanged, so no patch marker is needed for histories recorded before.
-        args: [analysisWorkflowInput(a, input.recognitionTaskQueue, input.heartbeatTimeoutMs)],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      }),
-    ),
-  );
+  const start = (a: (typeof analyses)[number]) =>
+    startChild(analysisWorkflow, {
+      ...analysisWorkflowIdentity(a, input.batchId),
+      // The same input, key for key, as the hand-built one it replaced: the child's start command
+      // is unchanged, so no patch marker is needed for histories recorded before.
+      args: [analysisWorkflowInput(a, input.recognitionTaskQueue, input.heartbeatTimeoutMs)],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  const settle = async (result: Promise<AnalysisWorkflowResult>) => {
+    // A child that failed outright (it could not even record its failure) counts as failed here;
+    // it is marked needs_attention itself.
+    const outcome = await result.catch((err: unknown) => {
+      log.error('analysis workflow failed', { batchId: input.batchId, error: String(err) });
+      return null;
+    });
+    if (outcome?.status === 'completed') progress.completed++;
+    else progress.failed++;
+    setStatus(batchStatus(progress.total, progress.completed + progress.failed));
+  };
 
-  await Promise.all(
-    children.map(async (child) => {
-      // A child that failed outright (it could not even record its failure) counts as failed here;
-      // it is marked needs_attention itself.
-      const result = await child.result().catch((err: unknown) => {
-        log.error('analysis workflow failed', { batchId: input.batchId, error: String(err) });
-        return null;
-      });
-      if (result?.status === 'completed') progress.completed++;
-      else progress.failed++;
-      setStatus(batchStatus(progress.total, progress.completed + progress.failed));
-    }),
-  );
+  if (patched(BATCH_WINDOW_PATCH)) {
+    // BATCH_WINDOW lanes, each taking the next analysis in list order when its child finishes: the
+    // same order on replay, since a lane moves on only when the history says its child closed.
+    let next = 0;
+    const lane = async () => {
+      while (next < analyses.length) {
+        const child = await start(analyses[next++]!);
+        await settle(child.result());
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_WINDOW, analyses.length) }, lane));
+  } else {
+    const children = await Promise.all(analyses.map(start));
+    await Promise.all(children.map((child) => settle(child.result())));
+  }
   await condition(() => progress.completed + progress.failed === progress.total);
   return progress;
 }

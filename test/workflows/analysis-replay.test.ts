@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { analysisWorkflowInput } from '../../src/temporal/contracts/analysis.js';
+import { BATCH_WINDOW, analysisWorkflowInput } from '../../src/temporal/contracts/analysis.js';
 import { workflowBundle } from '../../workers/create-workers.js';
 
 const dir = resolve(import.meta.dirname, '../fixtures/histories');
@@ -60,6 +60,43 @@ describe('batch workflow histories from earlier code replay on this code', () =>
       );
       assert.equal(JSON.stringify(built), recorded);
     }
+    const message = proto.temporal.api.history.v1.History.fromObject(history);
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, message, workflowId);
+  });
+});
+
+describe('batch workflow histories recorded since the batch window replay on this code', () => {
+  it('replays batch-window-twelve-children (12 children, at most BATCH_WINDOW in flight)', async () => {
+    const { workflowId, history } = JSON.parse(readFileSync(`${dir}/batch-window-twelve-children.json`, 'utf8')) as {
+      workflowId: string;
+      history: {
+        events: {
+          eventType?: string;
+          markerRecordedEventAttributes?: {
+            markerName?: string;
+            details?: Record<string, { payloads?: { data?: string }[] }>;
+          };
+        }[];
+      };
+    };
+    // The recording is what it says: the batch-window patch marker, then the children started a window
+    // at a time (no more than BATCH_WINDOW started before the first closed), all 12 in the end.
+    const patches = history.events.flatMap((e) =>
+      e.markerRecordedEventAttributes?.markerName === 'core_patch'
+        ? Object.values(e.markerRecordedEventAttributes.details ?? {}).flatMap((d) =>
+            (d.payloads ?? []).map((p) => JSON.parse(Buffer.from(p.data!, 'base64').toString('utf8')).id),
+          )
+        : [],
+    );
+    assert.deepEqual(patches, ['batch-window']);
+    const types = history.events.map((e) => e.eventType);
+    const starts = types.filter((t) => t === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED').length;
+    const firstClose = types.indexOf('EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED');
+    const startedBeforeFirstClose = types
+      .slice(0, firstClose)
+      .filter((t) => t === 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED').length;
+    assert.equal(starts, 12);
+    assert.equal(startedBeforeFirstClose, BATCH_WINDOW);
     const message = proto.temporal.api.history.v1.History.fromObject(history);
     await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, message, workflowId);
   });

@@ -12,6 +12,14 @@ export const ANALYSIS_WORKFLOW = 'analysisWorkflow';
 
 export const BATCH_WORKFLOW = 'batchWorkflow';
 
+/**
+ * How many of a batch's analyses are in flight at once (started, not yet finished; D214). A constant
+ * of the workflow code, not config: replay must make the same starts in the same order, and every batch
+ * recorded since the `batch-window` patch was recorded with this value. Changing it is a change to the
+ * workflow's steps (a new patch).
+ */
+export const BATCH_WINDOW = 8;
+
 export type AnalysisWorkflowInput = {
   analysisId: string;
   recognitionTaskQueue: string;
