@@ -8,6 +8,7 @@ import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth } from '../../helpers/image-host.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { describeWhenStarted } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 
 /**
@@ -69,6 +70,9 @@ describe('our database unreachable while an image is fetched', () => {
     const res = await api.request('POST', '/analyses', { key: org.keys.write, body: { imageUrl } });
     assert.equal(res.status, 202, res.text);
     const analysisId = res.body.data.id as string;
+    // The 202 does not wait for the workflow start (the relay may make it): its result is asked for
+    // once the workflow exists.
+    await describeWhenStarted(api.runtime.temporal.client, analysisId, 30_000);
     await api.runtime.temporal.client.workflow.getHandle(analysisId).result();
     const db = new pg.Client({ connectionString: api.runtime.config.DATABASE_URL });
     await db.connect();
