@@ -388,9 +388,12 @@ export class LocalRecognizer implements Recognizer {
     const readings = await readLabels(this.opts.ocr, grey, boxes, FIRST_LOOK, [onPaper]);
     checkpoint();
     const labels = readings.map((r) => this.asLabel(r));
+    // How well each first reading names a catalogue entry: a pass over the whole catalogue a label,
+    // taken once for both choices below.
+    const namedFirst = labels.map((label) => this.bestEntry(label, entries)?.score ?? 0);
     const unsure = labels
       .map((label, i) => {
-        const named = this.bestEntry(label, entries)?.score ?? 0;
+        const named = namedFirst[i]!;
         const offer = /WAS|NOW|\d\s?[ft][o0]r\b/i.test(readings[i]!.text);
         const priced = label.price?.price != null && (!offer || label.price.discountedPrice != null);
         return { i, named, priced };
@@ -415,7 +418,7 @@ export class LocalRecognizer implements Recognizer {
     // name), so it is not paid for here.
     const garbled = this.opts.text
       ? labels
-          .map((label, i) => ({ i, named: this.bestEntry(label, entries)?.score ?? 0 }))
+          .map((_, i) => ({ i, named: namedFirst[i]! }))
           .filter(
             ({ i, named }) =>
               i >= onPaper &&
