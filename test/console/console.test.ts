@@ -292,6 +292,16 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/externalId=visit-42/);
     await waitFor('the filtered list', async () => (await page.locator('table.list tbody tr').count()) === 1, 10_000);
+    // The page asks for the photo while the analysis is processing ("not there yet") and that answer is
+    // held until the page shows the analysis completed: it must still ask again (CI once met this race).
+    let release!: () => void;
+    const shown = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    await page.route('**/api/v1/analyses/*/image', async (route) => {
+      const response = await route.fetch();
+      if (response.status() === 404 && held++ === 0) await shown;
+      await route.fulfill({ response });
+    });
     await page.locator('table.list tbody tr a').first().click();
     await heading(page, 'Analysis visit-42');
     const analysis = await waitFor(
@@ -308,6 +318,8 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     assert.ok(located >= 10, `products located: ${located} of ${analysis.products.length}`);
     // The page follows the analysis to its end, then draws the photo (a blob: URL) and a box per product.
     await page.locator('.lead .badge').getByText('completed').waitFor({ timeout: 30_000 });
+    release();
+    assert.equal(held, 1, 'the photo was first asked for while the analysis was processing');
     await page.getByTestId('analysis-photo').waitFor({ timeout: 30_000 });
     await waitFor('the boxes', async () => (await page.getByTestId('product-box').count()) === located, 30_000);
     const href = await page.locator('[data-testid=analysis-photo] image').getAttribute('href');

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { analysisImageUrl, api, type Analysis, type Product } from '../api.js';
 import { can, useSession } from '../session.js';
 import { DeliveryLog } from '../deliveries.js';
@@ -28,15 +28,19 @@ function Photo(props: { analysis: Analysis; highlight: number | null; onHighligh
   const [image, setImage] = useState<{ url: string; width: number; height: number } | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   // A photo not there yet (still being fetched) is asked for again once the analysis has settled; a
-  // photo already shown is kept (its blob: URL stays valid until the page leaves it).
+  // photo already shown is kept (its blob: URL stays valid until the page leaves it). The answer "not
+  // there" can arrive after the page has seen the analysis settle, so the check runs on either change,
+  // and asks once more only if the last question was put before the settling.
   const [attempt, setAttempt] = useState(0);
   const settled = analysis.status !== 'processing';
+  const askedSettled = useRef(false);
   useEffect(() => {
-    if (settled && image === null) setAttempt((n) => n + 1);
-  }, [settled]);
+    if (settled && image === null && !askedSettled.current) setAttempt((n) => n + 1);
+  }, [settled, image]);
   useEffect(() => {
     const controller = new AbortController();
     let url: string | null = null;
+    askedSettled.current = settled;
     analysisImageUrl(analysis.id, controller.signal)
       .then(async (u) => {
         url = u;
