@@ -13,18 +13,17 @@
 // Prints B's time against idle (target 2x), each p99 against idle (target 2x), how many of A's photos
 // finished before B's, and B's steps from its workflow history. BENCH_FAIR_FAIRNESS=off starts the
 // dev server without the dynamic config (arrival order, Temporal's defaults): the figures as they were.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import protos from '@temporalio/proto';
 import { API_KEY, answer } from '../../test/helpers/openai-chat-api.js';
 import { pngOfWidth } from '../../test/helpers/image-host.js';
 import { createServices } from '../../src/services.js';
 import { SHELF_PRODUCTS } from '../soak/stand-ins.js';
+import { serviceProcess, servicesAnswer, until } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 
-const root = resolve(import.meta.dirname, '../..');
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 const settings = {
   backlog: Number(process.env.BENCH_FAIR_BACKLOG ?? 1000),
@@ -48,16 +47,6 @@ const quantile = (values: number[], p: number) => {
 };
 const ms = (v: number) => `${Math.round(v)} ms`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-
-async function until<T>(label: string, what: () => Promise<T | false> | T | false, timeoutMs: number): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (v !== false) return v;
-    if (performance.now() > deadline) throw new Error(`bench: timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const { devServer } = await benchEnvironment(7264, settings.fairness ? undefined : {});
 const { prefix, runtime } = await benchRuntime();
@@ -104,27 +93,15 @@ for (const o of [a, b])
 
 const apiPort = 41000 + Math.floor(Math.random() * 1000);
 const env = {
-  ...process.env,
   TASK_QUEUE_PREFIX: prefix,
-  LOG_LEVEL: 'silent',
-  METRICS_PORT: '0',
-  ALLOW_PRIVATE_NETWORK_FETCH: 'true',
   RECOGNIZER: 'openai',
   OPENAI_BASE_URL: `http://127.0.0.1:${portOf(model)}/v1`,
   OPENAI_API_KEY: API_KEY,
   OPENAI_MODEL: 'bench-vision',
 };
 const children: ChildProcess[] = [
-  spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {
-    cwd: root,
-    env: { ...env, PORT: String(apiPort), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  }),
-  spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-    cwd: root,
-    env: { ...env, WORKER_HEALTH_PORT: String(apiPort + 1) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  }),
+  serviceProcess('src/bin/api.ts', { ...env, PORT: String(apiPort), HOST: '127.0.0.1' }),
+  serviceProcess('workers/main.ts', { ...env, WORKER_HEALTH_PORT: String(apiPort + 1) }),
 ];
 const stopChildren = () => children.forEach((ch) => ch.kill('SIGTERM'));
 process.once('exit', stopChildren);
@@ -228,13 +205,7 @@ async function recognitionBacklog(): Promise<number> {
 }
 
 try {
-  const answers = (url: string) =>
-    fetch(url).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-  await until('the API', () => answers(`${base}/health/live`), 60_000);
-  await until('the worker', () => answers(`http://127.0.0.1:${apiPort + 1}/`), 120_000);
+  await servicesAnswer(apiPort);
   say(
     `fairness ${settings.fairness ? 'on' : 'OFF'}; recognition ${settings.recognitionMs} ms a pass; backlog ${settings.backlog}`,
   );

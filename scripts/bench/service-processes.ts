@@ -15,10 +15,19 @@ export function serviceProcess(entry: string, env: Record<string, string | undef
   });
 }
 
-/** Polls `what` until it holds; past `timeoutMs` the benchmark stops, saying what it waited for. */
-export async function until(label: string, what: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+/**
+ * Polls `what` until it gives anything but `false`, and returns that; past `timeoutMs` the benchmark
+ * stops, saying what it waited for.
+ */
+export async function until<T>(
+  label: string,
+  what: () => T | false | Promise<T | false>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
-  while (!(await what())) {
+  for (;;) {
+    const value = await what();
+    if (value !== false) return value;
     if (performance.now() > deadline) throw new Error(`bench: timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -57,3 +57,25 @@ export async function forgetKilledWorker(client: Client, namespace: string, work
   for (const workflowId of workflowIds)
     await client.workflowService.resetStickyTaskQueue({ namespace, execution: { workflowId } });
 }
+
+type BatchReader = {
+  request(method: 'GET', path: string, options: { key: string }): Promise<{ body: { data: Record<string, any> } }>;
+};
+
+/** Polls `GET /analyses/batch/{id}` until the batch is completed, and returns that view. */
+export function batchCompleted(
+  api: BatchReader,
+  batchId: string,
+  key: string,
+  timeoutMs = 180_000,
+): Promise<Record<string, any>> {
+  return waitFor(
+    `batch ${batchId} to complete`,
+    async () => {
+      const b = await api.request('GET', `/analyses/batch/${batchId}`, { key });
+      return b.body.data.status === 'completed' && b.body.data;
+    },
+    timeoutMs,
+    250,
+  );
+}

@@ -6,7 +6,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../helpers/image-host.js';
 import { product, ScriptedRecognizer } from '../helpers/scripted-recognizer.js';
-import { waitFor } from '../helpers/wait.js';
+import { batchCompleted } from '../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../helpers/worker.js';
 
 /**
@@ -53,15 +53,7 @@ describe('a batch starts its analyses through a window', () => {
     const ids = (res.body.data.analyses as { id: string }[]).map((a) => a.id);
     assert.equal(ids.length, 12);
 
-    const batch = await waitFor(
-      'batch to complete',
-      async () => {
-        const b = await api.request('GET', `/analyses/batch/${batchId}`, { key: org.keys.read });
-        return b.body.data.status === 'completed' && b.body.data;
-      },
-      180_000,
-      250,
-    );
+    const batch = await batchCompleted(api, batchId, org.keys.read);
     assert.equal(batch.total, 12);
     assert.equal(batch.completed, 11);
     assert.equal(batch.failed, 1);

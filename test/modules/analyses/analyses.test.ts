@@ -5,7 +5,7 @@ import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
-import { waitFor } from '../../helpers/wait.js';
+import { batchCompleted, waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 
 /**
@@ -332,15 +332,7 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
     assert.match(batchId, /^bat_/);
     assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining - 50);
 
-    const batch = await waitFor(
-      'batch to complete',
-      async () => {
-        const b = await api.request('GET', `/analyses/batch/${batchId}`, { key: org.keys.read });
-        return b.body.data.status === 'completed' && b.body.data;
-      },
-      180_000,
-      500,
-    );
+    const batch = await batchCompleted(api, batchId, org.keys.read);
     assert.equal(batch.total, 50);
     assert.equal(batch.failed, 5);
     assert.equal(batch.completed, 45);
