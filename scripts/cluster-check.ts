@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { clusterSecretsKey } from './lib/topology.js';
 import { findTemporalCli } from './temporal.js';
+import { toolSettings } from './lib/tool-settings.js';
 
 const root = resolve(import.meta.dirname, '..');
 const started = Date.now();
@@ -28,9 +29,9 @@ function fail(msg: string): never {
 
 const appUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 appUrl.pathname = '/shelf_cluster';
-const temporalAddress = `127.0.0.1:${Number(process.env.CLUSTER_TEMPORAL_PORT ?? 7733)}`;
-const apiPorts = (process.env.CLUSTER_API_PORTS ?? '3000,3002').split(',').map(Number);
-const timeoutMs = Number(process.env.CLUSTER_CHECK_TIMEOUT_MS ?? 120_000);
+const temporalAddress = `127.0.0.1:${toolSettings().CLUSTER_TEMPORAL_PORT}`;
+const apiPorts = toolSettings().CLUSTER_API_PORTS.split(',').map(Number);
+const timeoutMs = toolSettings().CLUSTER_CHECK_TIMEOUT_MS;
 
 const temporalCli = findTemporalCli() ?? fail('no temporal CLI (npm run temporal:cli)');
 function temporal(args: string[]): unknown {

@@ -27,15 +27,16 @@ import {
 import { redactUrl } from './lib/redact-url.js';
 import { serverBinaries, setupSchema, startTemporalServer } from './temporal-server.js';
 import { waitForPort } from './temporal.js';
+import { toolSettings } from './lib/tool-settings.js';
 
 const say = (msg: string) => console.log(`[cluster] ${msg}`);
 const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const ports = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').map(Number);
-const temporalPort = Number(process.env.CLUSTER_TEMPORAL_PORT ?? 7733);
+const temporalPort = toolSettings().CLUSTER_TEMPORAL_PORT;
 const apiPorts = ports('CLUSTER_API_PORTS', '3000,3002');
 const workerPorts = ports('CLUSTER_WORKER_PORTS', '3001,3003');
-const metricsPort = Number(process.env.CLUSTER_METRICS_PORT ?? 9464);
-const graceMs = Number(process.env.CLUSTER_STOP_GRACE_MS ?? 30_000);
+const metricsPort = toolSettings().CLUSTER_METRICS_PORT;
+const graceMs = toolSettings().CLUSTER_STOP_GRACE_MS;
 
 // Everything started, the Temporal server kept apart: it stops last.
 const children: ChildProcess[] = [];

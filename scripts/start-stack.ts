@@ -16,6 +16,7 @@ import { memberLinkUrl } from '../src/modules/sessions/session.service.js';
 import { createServices } from '../src/services.js';
 import { buildConsole } from './build-console.js';
 import { startDevServer, waitForPort, type DevServer } from './temporal.js';
+import { toolSettings } from './lib/tool-settings.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, '.data'));
@@ -62,7 +63,7 @@ process.on('disconnect', () => void shutdown(1));
 try {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
-    const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+    const port = toolSettings().EMBEDDED_PG_PORT ?? 54329;
     say(`starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${join(dataDir, 'postgres')})`);
     const db: EmbeddedDatabase = await startEmbeddedPostgres(dataDir, port, say, { ownSignals: true });
     cleanups.push(() => db.stop());

@@ -15,6 +15,7 @@ import { planProcesses } from './lib/test-processes.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
+import { toolSettings } from './lib/tool-settings.js';
 
 const root = resolve(import.meta.dirname, '..');
 const say = (msg: string) => console.error(`[test] ${msg}`);
@@ -36,24 +37,20 @@ runSecretsKey();
 
 let exitCode: number;
 try {
-  let serverUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  let serverUrl = toolSettings().TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!serverUrl) {
     say('no DATABASE_URL: starting an embedded PostgreSQL');
-    const db = await startEmbeddedPostgres(
-      join(root, '.data', 'test'),
-      Number(process.env.EMBEDDED_PG_PORT ?? 54330),
-      say,
-    );
+    const db = await startEmbeddedPostgres(join(root, '.data', 'test'), toolSettings().EMBEDDED_PG_PORT ?? 54330, say);
     cleanups.push(() => db.stop());
     serverUrl = db.url;
   }
-  const databaseUrl = await freshDatabase(serverUrl, process.env.TEST_DATABASE_NAME ?? 'shelf_test');
+  const databaseUrl = await freshDatabase(serverUrl, toolSettings().TEST_DATABASE_NAME);
   say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const server = await startDevServer({
-      port: Number(process.env.TEST_TEMPORAL_PORT ?? 7244),
+      port: toolSettings().TEST_TEMPORAL_PORT,
       headless: true,
       log: say,
     });
@@ -73,7 +70,7 @@ try {
   const entryDir = join(root, '.data', 'test', `processes-${process.pid}`);
   cleanups.push(() => rm(entryDir, { recursive: true, force: true }));
   await mkdir(entryDir, { recursive: true });
-  const processes = planProcesses(files, Number(process.env.TEST_GROUP_SIZE ?? 6));
+  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE);
   const entries: string[] = [];
   const aloneEntries: string[] = [];
   for (const [i, { label, files: group, alone }] of processes.entries()) {
@@ -85,7 +82,7 @@ try {
   // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
   exitCode = 0;
   for (const [batch, concurrency] of [
-    [entries, process.env.TEST_CONCURRENCY ?? '3'],
+    [entries, String(toolSettings().TEST_CONCURRENCY)],
     [aloneEntries, '1'],
   ] as const) {
     if (batch.length === 0) continue;

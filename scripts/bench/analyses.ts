@@ -14,9 +14,10 @@ import { createApp } from '../../src/http/app.js';
 import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { benchEnvironment, benchRuntime, instant } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
-const N = Number(process.env.BENCH_N ?? 200);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
+const N = toolSettings().BENCH_N;
+const CONCURRENCY = toolSettings().BENCH_CONCURRENCY;
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>) {
   let next = 0;

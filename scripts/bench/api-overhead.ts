@@ -11,9 +11,10 @@ import { placeRoutes } from '../../src/modules/places/place.routes.js';
 import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { benchEnvironment } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
-const RATE = Number(process.env.BENCH_RATE ?? 100);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RATE = toolSettings().BENCH_RATE;
+const SECONDS = toolSettings().BENCH_SECONDS;
 
 const { devServer } = await benchEnvironment(7257);
 

@@ -38,6 +38,7 @@ import { pacedLoad } from './paced-load.js';
 import { startDevServer } from '../temporal.js';
 import { createCommands } from '../../src/commands.js';
 import { timeToResult, timeToResultRows, timeToResultSettings } from './time-to-result.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
 /**
  * CPU seconds (user + system) used so far by the processes whose command name is `comm` (Linux
@@ -52,11 +53,9 @@ function cpuSecondsOf(comm: string | number): number {
 
 const root = resolve(import.meta.dirname, '../..');
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = toolSettings().BENCH_SECONDS;
 // BENCH_SERVER=memory|file: the submission rows on that server alone (an A/B on one of them in half the time).
-const submitOn = process.env.BENCH_SERVER;
-if (submitOn !== undefined && submitOn !== 'memory' && submitOn !== 'file')
-  throw new Error(`BENCH_SERVER=${submitOn}: memory or file`);
+const submitOn = toolSettings().BENCH_SERVER;
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 
 const { databaseUrl, devServer } = await benchEnvironment(7258);
@@ -81,8 +80,8 @@ await db.query('analyze analyses');
 /** BENCH_PROFILE=dir: the API process writes a V8 CPU profile there when it stops. */
 function startProcess(entry: string, port: number, env: Record<string, string>): ChildProcess {
   const profile =
-    process.env.BENCH_PROFILE && entry.includes('api')
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    toolSettings().BENCH_PROFILE && entry.includes('api')
+      ? ['--cpu-prof', `--cpu-prof-dir=${toolSettings().BENCH_PROFILE}`]
       : [];
   return spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
     cwd: root,
@@ -192,7 +191,7 @@ function row(measure: string, ours: string, ceiling: string, ratio: string) {
 await load(apiPort, { connections: 8, keys: [readKeys[0]!], amount: 500 });
 await load(barePort, { connections: 8, amount: 500 });
 
-const only = process.env.BENCH_ONLY;
+const only = toolSettings().BENCH_ONLY;
 if (only !== 'submissions') {
   say('reads: one key, 32 connections');
   const bare32 = await load(barePort, { connections: 32 });
@@ -244,15 +243,15 @@ if (only !== 'submissions') {
 // BENCH_ONLY=reads or =submissions: those rows alone (a minute each), for working on one path.
 if (only === 'reads') await finish();
 
-const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 600);
+const SUBMISSIONS = toolSettings().BENCH_SUBMISSIONS;
 // A submission run and a raw-start run last a few seconds each, and on a shared 2-core host either can
 // land on a slow few seconds (single pairs read 60-85 % on one host): so they alternate over
 // BENCH_ROUNDS rounds, in turns (ours first, then raw first, ...), and the ratio is the median round's.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = toolSettings().BENCH_ROUNDS ?? 3;
 // A service runs warm, so the rounds start there: the API's CPU per submission kept falling over its
 // first few thousand (on one host 1.48 ms a submission in the round after 300, 0.78 after 3,000, flat
 // from there), and with the old 300 the first rounds measured a cold process.
-const WARM_SUBMISSIONS = Number(process.env.BENCH_WARM_SUBMISSIONS ?? 3000);
+const WARM_SUBMISSIONS = toolSettings().BENCH_WARM_SUBMISSIONS;
 const submitImageUrl = 'https://images.example.com/shelf.jpg';
 const submitBody = JSON.stringify({ imageUrl: submitImageUrl });
 // The raw starts go through the same kind of client as the API's (a native connection: client.ts).
@@ -480,7 +479,7 @@ if (devServer && submitOn !== 'memory') {
   const removeStore = () => rmSync(storeDir, { recursive: true, force: true });
   process.on('exit', removeStore);
   const fileServer = await startDevServer({
-    port: Number(process.env.BENCH_TEMPORAL_PORT ?? 7258) + 1,
+    port: (toolSettings().BENCH_TEMPORAL_PORT ?? 7258) + 1,
     headless: true,
     dbFile: join(storeDir, 'temporal.db'),
   });
@@ -522,7 +521,7 @@ row('200-image batch accepted (best of 3)', `${fmt(Math.min(...batchTimes) / 100
 
 // Deliveries: EVENTS events to one endpoint through our path (event, fan-out, delivery workflow,
 // signed POST, attempt recorded) against the bare workflow + one HTTP activity, same server, same worker slots.
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
+const EVENTS = toolSettings().BENCH_EVENTS ?? 300;
 const received = { ours: 0, bare: 0, analyses: new Map<string, number>() };
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];

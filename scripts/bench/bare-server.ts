@@ -4,12 +4,13 @@
 import { createServer } from 'node:http';
 import Koa from 'koa';
 import pg from 'pg';
+import { toolSettings } from '../lib/tool-settings.js';
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DATABASE_POOL_MAX ?? 10),
 });
-const organisationId = process.env.BENCH_ORG_ID!;
+const organisationId = toolSettings().BENCH_ORG_ID!;
 const app = new Koa();
 app.use(async (ctx) => {
   const limit = Math.min(100, Number(ctx.query.limit ?? 20));

@@ -15,9 +15,10 @@ import { createServices } from '../../src/services.js';
 import { buildConsole } from '../build-console.js';
 import { seedAnalyses } from '../lib/many-analyses.js';
 import { benchEnvironment, benchRuntime } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
-const COUNT = Number(process.env.BENCH_ANALYSES ?? 10_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const COUNT = toolSettings().BENCH_ANALYSES;
+const ROUNDS = toolSettings().BENCH_ROUNDS ?? 9;
 const executablePath = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
 if (!executablePath) throw new Error('Install Debian chromium (apt-get install chromium).');
 

@@ -9,9 +9,10 @@ import { createServices } from '../../src/services.js';
 import { taskQueues } from '../../src/temporal/contracts/task-queues.js';
 import { benchEnvironment, benchRuntime } from './setup.js';
 import { createCommands } from '../../src/commands.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 500);
-const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 2);
+const EVENTS = toolSettings().BENCH_EVENTS ?? 500;
+const ENDPOINTS = toolSettings().BENCH_ENDPOINTS;
 
 const { devServer } = await benchEnvironment(7256);
 

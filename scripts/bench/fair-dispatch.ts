@@ -23,17 +23,19 @@ import { createServices } from '../../src/services.js';
 import { SHELF_PRODUCTS } from '../soak/stand-ins.js';
 import { serviceProcess, servicesAnswer, until } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
 const say = (msg: string) => console.error(`[bench] ${msg}`);
+const tool = toolSettings();
 const settings = {
-  backlog: Number(process.env.BENCH_FAIR_BACKLOG ?? 1000),
-  recognitionMs: Number(process.env.BENCH_FAIR_RECOGNITION_MS ?? 1500),
-  idleN: Number(process.env.BENCH_FAIR_IDLE_N ?? 5),
-  probeS: Number(process.env.BENCH_FAIR_PROBE_S ?? 10),
-  fairness: process.env.BENCH_FAIR_FAIRNESS !== 'off',
+  backlog: tool.BENCH_FAIR_BACKLOG,
+  recognitionMs: tool.BENCH_FAIR_RECOGNITION_MS,
+  idleN: tool.BENCH_FAIR_IDLE_N,
+  probeS: tool.BENCH_FAIR_PROBE_S,
+  fairness: tool.BENCH_FAIR_FAIRNESS !== 'off',
 };
 /** How many of A's photos wait for recognition when B sends its first: BENCH_FAIR_QUEUED (a quarter of them). */
-const queuedAt = Number(process.env.BENCH_FAIR_QUEUED ?? settings.backlog / 4);
+const queuedAt = tool.BENCH_FAIR_QUEUED ?? settings.backlog / 4;
 /** Probe rates: reads as a dashboard polls, submissions as a store sends photos. */
 const READS_PER_S = 20;
 const SUBMISSIONS_PER_S = 4;

@@ -21,6 +21,7 @@ import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js
 import { createServices } from '../../src/services.js';
 import { processTable } from '../lib/child-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
 const { values } = parseArgs({
   options: {
@@ -152,7 +153,7 @@ children.push(
   spawn(
     process.execPath,
     [
-      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(toolSettings().BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${toolSettings().BENCH_PROFILE}`] : []),
       '--import',
       'tsx',
       'workers/main.ts',

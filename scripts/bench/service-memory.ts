@@ -15,9 +15,10 @@ import { createServices } from '../../src/services.js';
 import { startPhotoHost, startVisionModel } from '../soak/stand-ins.js';
 import { serviceProcess, servicesAnswer } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
-const N = Number(process.env.BENCH_MEMORY_N ?? 5000);
-const IN_FLIGHT = Number(process.env.BENCH_MEMORY_IN_FLIGHT ?? 40);
+const N = toolSettings().BENCH_MEMORY_N;
+const IN_FLIGHT = toolSettings().BENCH_MEMORY_IN_FLIGHT;
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 
 /** Resident set size of a process in MB (Linux /proc), null once it has ended. */

@@ -8,6 +8,7 @@ import type { Services } from '../../src/services.js';
 import { freshDatabase } from '../lib/fresh-database.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { startDevServer, type DevServer, type DevServerOptions } from '../temporal.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
 /**
  * What every benchmark needs: a fresh `shelf_bench` database on DATABASE_URL's server (exported as
@@ -24,15 +25,12 @@ export async function benchEnvironment(
   if (!serverUrl)
     throw new Error('Set DATABASE_URL to a PostgreSQL server (a shelf_bench database is recreated there).');
   // BENCH_DATABASE (BENCH_DATABASE_NAME too) and BENCH_TEMPORAL_PORT: two benchmarks on one host each on their own.
-  const databaseUrl = await freshDatabase(
-    serverUrl,
-    process.env.BENCH_DATABASE ?? process.env.BENCH_DATABASE_NAME ?? 'shelf_bench',
-  );
+  const databaseUrl = await freshDatabase(serverUrl, toolSettings().BENCH_DATABASE_NAME);
   process.env.DATABASE_URL = databaseUrl;
   let devServer: DevServer | undefined;
   if (!process.env.TEMPORAL_ADDRESS) {
     devServer = await startDevServer({
-      port: Number(process.env.BENCH_TEMPORAL_PORT ?? temporalPort),
+      port: toolSettings().BENCH_TEMPORAL_PORT ?? temporalPort,
       headless: true,
       dynamicConfig,
     });

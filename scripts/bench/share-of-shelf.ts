@@ -4,8 +4,9 @@ import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { sql } from '../../src/db/sql.js';
 import { benchEnvironment } from './setup.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
-const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const ROWS = toolSettings().BENCH_ROWS;
 const { devServer } = await benchEnvironment(7258);
 const runtime = await createRuntime('bench', { LOG_LEVEL: 'silent' });
 const em = runtime.orm.em.fork();

@@ -21,6 +21,7 @@ import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Services } from '../../src/services.js';
 import { serviceProcess, servicesAnswer, until } from './service-processes.js';
+import { toolSettings } from '../lib/tool-settings.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const DEFAULT_PHOTOS = resolve(root, '../shared/datasets/real-shelf-price-tags/images');
@@ -210,9 +211,9 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
 /** How many photos, how far apart, and from where: BENCH_RESULT_N, BENCH_RESULT_INTERVAL_MS, BENCH_PHOTOS. */
 export function timeToResultSettings(): Pick<TimeToResultOptions, 'count' | 'intervalMs' | 'photos'> {
   return {
-    count: Number(process.env.BENCH_RESULT_N ?? 20),
-    intervalMs: Number(process.env.BENCH_RESULT_INTERVAL_MS ?? 10_000),
-    photos: process.env.BENCH_PHOTOS,
+    count: toolSettings().BENCH_RESULT_N,
+    intervalMs: toolSettings().BENCH_RESULT_INTERVAL_MS,
+    photos: toolSettings().BENCH_PHOTOS,
   };
 }
 

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { CONFIG_SCHEMAS, configTable, withTable } from '../../scripts/docs-config.js';
+import { CONFIG_SCHEMAS, configTable, generatedTables, withTable } from '../../scripts/docs-config.js';
 import { CONFIG_KEYS } from '../../src/config.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -49,8 +49,10 @@ describe('README', () => {
     assert.deepEqual(missing, []);
   });
 
-  it('holds the configuration table the config schemas give (npm run docs:config)', () => {
+  it('holds the configuration table the config schemas give, and docs/tools.md the tools’ (npm run docs:config)', () => {
     assert.equal(withTable(readme, configTable()), readme, 'the table is out of date: run `npm run docs:config`');
+    for (const t of generatedTables())
+      assert.equal(t.next, t.current, `${relative(root, t.path)}: out of date: run \`npm run docs:config\``);
   });
 
   it('goes out of date when a schema gains a variable', () => {
