@@ -252,6 +252,9 @@ try {
   const idleProbe = await probe(readId);
   await until('the probes’ photos', () => Promise.resolve(recognitionBacklog()).then((n) => n === 0), 120_000);
   say(`idle: B's photo in ${idle.map(ms).join(', ')}`);
+  say(
+    `idle: API p99 ${ms(quantile(idleProbe.reads, 0.99))} reads, ${ms(quantile(idleProbe.submissions, 0.99))} submissions`,
+  );
 
   // Each process' memory from here to A's last photo, filed under how many of A's had completed.
   const memory: { done: number; api: number; worker: number }[] = [];
@@ -306,6 +309,9 @@ try {
     const [late, busy] = await Promise.all([timeToWebhook(), probe(readId)]);
     const doneBefore = aIds.filter((id) => (received.get(id) ?? Infinity) <= received.get(late.id)!).length;
     say(`B's photo in ${ms(late.ms)}, ${doneBefore} of A's ${aIds.length} photos done before it`);
+    say(
+      `  API p99 meanwhile ${ms(quantile(busy.reads, 0.99))} reads, ${ms(quantile(busy.submissions, 0.99))} submissions`,
+    );
     say(`  its steps (ms after its POST): ${await steps(late)}`);
     return { queued: queuedNow, late: late.ms, doneBefore, busy };
   };
