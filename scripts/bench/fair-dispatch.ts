@@ -7,12 +7,20 @@
 //             nothing else queued (the median of BENCH_FAIR_IDLE_N, 5); and the API's p99 for reads
 //             (GET /analyses/:id) and submissions (POST /analyses, a third organisation) at a steady
 //             rate for BENCH_FAIR_PROBE_S (10) seconds.
-//   backlog   organisation A sends BENCH_FAIR_BACKLOG (1,000) photos in batches of 1,000. B sends one
+//   backlog   organisation A sends BENCH_FAIR_BACKLOG (1,000) photos as a client with a backlog does:
+//             POST /analyses/batch, BENCH_FAIR_BATCH (200) images a request, BENCH_FAIR_SENDERS (4)
+//             requests at a time (BENCH_FAIR_BATCH=1: single POST /analyses instead). B sends one
 //             photo while they are being started (once BENCH_FAIR_QUEUED, a quarter, wait for
 //             recognition, or 10 s after), and one once half of A's are done; the probes run with each.
+//   memory    the API's and the worker's resident memory (/proc VmRSS) every 250 ms from A's first
+//             submission to its last webhook, each sample filed under how many of A's photos had
+//             completed: the mean over the first thousand completed against the last thousand (a
+//             backlog under 2,000: its first and last half).
 // Prints B's time against idle (target 2x), each p99 against idle (target 2x), how many of A's photos
-// finished before B's, and B's steps from its workflow history. BENCH_FAIR_FAIRNESS=off starts the
-// dev server without the dynamic config (arrival order, Temporal's defaults): the figures as they were.
+// finished before B's, each process' memory last against first (target 1.10x), and B's steps from its
+// workflow history. BENCH_FAIR_FAIRNESS=off starts the dev server without the dynamic config (arrival
+// order, Temporal's defaults): the figures as they were. BENCH_FAIR_BATCH=1000 sends A's backlog as
+// the runs before 2026-11-26 15:00 did (the docs' first table).
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +29,7 @@ import { API_KEY, answer } from '../../test/helpers/openai-chat-api.js';
 import { pngOfWidth } from '../../test/helpers/image-host.js';
 import { createServices } from '../../src/services.js';
 import { SHELF_PRODUCTS } from '../soak/stand-ins.js';
-import { serviceProcess, servicesAnswer, until } from './service-processes.js';
+import { rssMb, serviceProcess, servicesAnswer, until } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
 
@@ -33,13 +41,16 @@ const settings = {
   idleN: tool.BENCH_FAIR_IDLE_N,
   probeS: tool.BENCH_FAIR_PROBE_S,
   fairness: tool.BENCH_FAIR_FAIRNESS !== 'off',
+  batch: tool.BENCH_FAIR_BATCH,
+  senders: tool.BENCH_FAIR_SENDERS,
 };
+/** Memory is compared over this many of A's photos completed, first against last. */
+const memoryWindow = Math.min(1000, Math.floor(settings.backlog / 2));
 /** How many of A's photos wait for recognition when B sends its first: BENCH_FAIR_QUEUED (a quarter of them). */
 const queuedAt = tool.BENCH_FAIR_QUEUED ?? settings.backlog / 4;
 /** Probe rates: reads as a dashboard polls, submissions as a store sends photos. */
 const READS_PER_S = 20;
 const SUBMISSIONS_PER_S = 4;
-const BATCH = 1000;
 /** B's first photo goes in at most this long after A's batches were accepted. */
 const STARTING_S = 10;
 
@@ -76,12 +87,25 @@ const model = createServer((req, res) => {
   );
 });
 const received = new Map<string, number>();
+// A's photos, and how many of them have completed (counted as their webhooks come: 10,000 ids are too
+// many to go through at every poll).
+const aIds: string[] = [];
+const aSet = new Set<string>();
+let aDone = 0;
+const addA = (id: string) => {
+  aIds.push(id);
+  aSet.add(id);
+  if (received.has(id)) aDone++;
+};
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (d: Buffer) => chunks.push(d));
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; data: { id: string } };
-    if (body.event === 'analysis.completed') received.set(body.data.id, performance.now());
+    if (body.event === 'analysis.completed' && !received.has(body.data.id)) {
+      received.set(body.data.id, performance.now());
+      if (aSet.has(body.data.id)) aDone++;
+    }
     res.writeHead(200).end('ok');
   });
 });
@@ -103,8 +127,14 @@ const env = {
 };
 const children: ChildProcess[] = [
   serviceProcess('src/bin/api.ts', { ...env, PORT: String(apiPort), HOST: '127.0.0.1' }),
-  serviceProcess('workers/main.ts', { ...env, WORKER_HEALTH_PORT: String(apiPort + 1) }),
+  // The SDK's metrics port of its own: its default is fixed, and another worker on the host may hold it.
+  serviceProcess('workers/main.ts', {
+    ...env,
+    WORKER_HEALTH_PORT: String(apiPort + 1),
+    TEMPORAL_METRICS_PORT: String(apiPort + 2),
+  }),
 ];
+const [apiProcess, workerProcess] = children as [ChildProcess, ChildProcess];
 const stopChildren = () => children.forEach((ch) => ch.kill('SIGTERM'));
 process.once('exit', stopChildren);
 
@@ -224,16 +254,42 @@ try {
   const idleProbe = await probe(readId);
   await until('the probes’ photos', () => Promise.resolve(recognitionBacklog()).then((n) => n === 0), 120_000);
   say(`idle: B's photo in ${idle.map(ms).join(', ')}`);
+  say(
+    `idle: API p99 ${ms(quantile(idleProbe.reads, 0.99))} reads, ${ms(quantile(idleProbe.submissions, 0.99))} submissions`,
+  );
 
-  // The backlog: A's photos in batches, then B's one photo once half of them wait for recognition.
-  const aIds: string[] = [];
-  for (let sent = 0; sent < settings.backlog; sent += BATCH) {
-    const n = Math.min(BATCH, settings.backlog - sent);
-    const images = Array.from({ length: n }, () => ({ imageUrl: imageUrl(photoNo++) }));
-    const res = await call('POST', '/analyses/batch', a.writeKey, { images });
-    if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.json)}`);
-    aIds.push(...(res.json.data.analyses as { id: string }[]).map((x) => x.id));
-  }
+  // Each process' memory from here to A's last photo, filed under how many of A's had completed.
+  const memory: { done: number; api: number; worker: number }[] = [];
+  const sampler = setInterval(() => {
+    const [api, worker] = [rssMb(apiProcess.pid!), rssMb(workerProcess.pid!)];
+    if (api != null && worker != null) memory.push({ done: aDone, api, worker });
+  }, 250);
+
+  // The backlog: A's photos in requests of settings.batch, settings.senders at a time.
+  const requests = Array.from({ length: Math.ceil(settings.backlog / settings.batch) }, (_, i) =>
+    Math.min(settings.batch, settings.backlog - i * settings.batch),
+  );
+  const submitting = performance.now();
+  let nextRequest = 0;
+  await Promise.all(
+    Array.from({ length: settings.senders }, async () => {
+      while (nextRequest < requests.length) {
+        const n = requests[nextRequest++]!;
+        if (settings.batch === 1) {
+          addA(await submitOne(a.writeKey));
+          continue;
+        }
+        const images = Array.from({ length: n }, () => ({ imageUrl: imageUrl(photoNo++) }));
+        const res = await call('POST', '/analyses/batch', a.writeKey, { images });
+        if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.json)}`);
+        for (const x of res.json.data.analyses as { id: string }[]) addA(x.id);
+      }
+    }),
+  );
+  const submittedS = (performance.now() - submitting) / 1000;
+  say(
+    `A's ${aIds.length} photos accepted in ${submittedS.toFixed(1)} s (${requests.length} ${settings.batch === 1 ? 'POST /analyses' : `batches of ${settings.batch}`}, ${settings.senders} at a time)`,
+  );
   // B's photo goes in twice: while A's photos are still being started (the batches' children fetch
   // their images in the worker, in the order they come), and once half of A's photos are done.
   let lastLog = 0;
@@ -242,7 +298,7 @@ try {
       label,
       async () => {
         const n = await recognitionBacklog();
-        const done = aIds.filter((id) => received.has(id)).length;
+        const done = aDone;
         if (performance.now() - lastLog > 5000) {
           say(`recognition backlog ${n}, ${done} of A's photos done`);
           lastLog = performance.now();
@@ -255,6 +311,9 @@ try {
     const [late, busy] = await Promise.all([timeToWebhook(), probe(readId)]);
     const doneBefore = aIds.filter((id) => (received.get(id) ?? Infinity) <= received.get(late.id)!).length;
     say(`B's photo in ${ms(late.ms)}, ${doneBefore} of A's ${aIds.length} photos done before it`);
+    say(
+      `  API p99 meanwhile ${ms(quantile(busy.reads, 0.99))} reads, ${ms(quantile(busy.submissions, 0.99))} submissions`,
+    );
     say(`  its steps (ms after its POST): ${await steps(late)}`);
     return { queued: queuedNow, late: late.ms, doneBefore, busy };
   };
@@ -266,7 +325,31 @@ try {
     ),
   );
   const halfway = await measure(await queued(`half of A's photos done`, (_n, done) => done >= settings.backlog / 2));
-  await until(`A's ${aIds.length} webhooks`, () => aIds.every((id) => received.has(id)), 3_600_000);
+  const mean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  const memoryOver = (from: number, to: number) => {
+    const inIt = memory.filter((m) => m.done >= from && m.done < to);
+    return { api: mean(inIt.map((m) => m.api)), worker: mean(inIt.map((m) => m.worker)), samples: inIt.length };
+  };
+  // Each thousand's mean as it closes: a run stopped part way still tells how memory went.
+  let thousands = 0;
+  await until(
+    `A's ${aIds.length} webhooks`,
+    () => {
+      while (aDone >= (thousands + 1) * 1000) {
+        const m = memoryOver(thousands * 1000, ++thousands * 1000);
+        say(
+          `${thousands * 1000} of A's photos done, ${((performance.now() - submitting) / 1000).toFixed(0)} s after the first was sent; mean RSS over that thousand: API ${m.api.toFixed(1)} MB, worker ${m.worker.toFixed(1)} MB`,
+        );
+      }
+      return aDone >= aIds.length;
+    },
+    4 * 3_600_000,
+  );
+  clearInterval(sampler);
+  const drainedS = (performance.now() - submitting) / 1000;
+  const firstMemory = memoryOver(0, memoryWindow);
+  const lastMemory = memoryOver(aIds.length - memoryWindow, aIds.length);
+  const mb = (v: number) => `${v.toFixed(1)} MB`;
 
   const idleMedian = quantile(idle, 0.5);
   const p99 = (v: number[]) => quantile(v, 0.99);
@@ -301,9 +384,17 @@ try {
         ],
       ];
     }),
+    ...(['api', 'worker'] as const).map((p) => [
+      `${p === 'api' ? 'API' : 'Worker'} resident memory, mean over A's last ${memoryWindow} photos completed (${lastMemory.samples} samples)`,
+      mb(lastMemory[p]),
+      `first ${memoryWindow}: ${mb(firstMemory[p])} (${firstMemory.samples} samples)`,
+      ratio(lastMemory[p], firstMemory[p]),
+      '1.10x',
+    ]),
   ];
   console.log(
-    `\nfairness ${settings.fairness ? 'on' : 'off'}, recognition ${settings.recognitionMs} ms a pass\n` +
+    `\nfairness ${settings.fairness ? 'on' : 'off'}, recognition ${settings.recognitionMs} ms a pass; ` +
+      `A's ${aIds.length} photos accepted in ${submittedS.toFixed(1)} s (${settings.batch === 1 ? 'single POSTs' : `batches of ${settings.batch}`}, ${settings.senders} at a time), all completed ${drainedS.toFixed(0)} s after the first was sent\n` +
       '| measure | during the backlog | idle | ratio | target |\n|---|---|---|---|---|',
   );
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
@@ -320,6 +411,13 @@ try {
       idleP99: { reads: Math.round(p99(idleProbe.reads)), submissions: Math.round(p99(idleProbe.submissions)) },
       starting: summary(starting),
       halfway: summary(halfway),
+      submittedS: Math.round(submittedS * 10) / 10,
+      drainedS: Math.round(drainedS),
+      memory: {
+        window: memoryWindow,
+        firstMb: { api: Math.round(firstMemory.api), worker: Math.round(firstMemory.worker) },
+        lastMb: { api: Math.round(lastMemory.api), worker: Math.round(lastMemory.worker) },
+      },
     }),
   );
 } finally {

@@ -8,28 +8,17 @@
 // the last thousand's against the first's. Asserts nothing. Needs DATABASE_URL (a server: a
 // `shelf_bench` database, or BENCH_DATABASE, is recreated there) and TEMPORAL_ADDRESS, or starts a dev
 // server of its own (BENCH_TEMPORAL_PORT, 7262).
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServices } from '../../src/services.js';
 import { startPhotoHost, startVisionModel } from '../soak/stand-ins.js';
-import { serviceProcess, servicesAnswer } from './service-processes.js';
+import { rssMb, serviceProcess, servicesAnswer } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
 
 const N = toolSettings().BENCH_MEMORY_N;
 const IN_FLIGHT = toolSettings().BENCH_MEMORY_IN_FLIGHT;
 const say = (msg: string) => console.error(`[bench] ${msg}`);
-
-/** Resident set size of a process in MB (Linux /proc), null once it has ended. */
-function rssMb(pid: number): number | null {
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
 
 const { databaseUrl, devServer } = await benchEnvironment(7262);
 const { prefix, runtime } = await benchRuntime();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -42,4 +43,14 @@ export async function servicesAnswer(apiPort: number): Promise<void> {
     );
   await until('the API', () => answers(`http://127.0.0.1:${apiPort}/health/live`), 60_000);
   await until('the worker', () => answers(`http://127.0.0.1:${apiPort + 1}/`), 120_000);
+}
+
+/** Resident set size of a process in MB (Linux /proc VmRSS), null once it has ended. */
+export function rssMb(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : null;
+  } catch {
+    return null;
+  }
 }

@@ -71,6 +71,10 @@ export const TOOL_SETTINGS_SCHEMA = z.object({
   BENCH_FAIR_QUEUED: someCount()
     .meta({ defaultText: 'a quarter of the backlog' })
     .describe('bench:fair: how many of A’s photos wait for recognition when B sends its first.'),
+  BENCH_FAIR_BATCH: count(200).describe(
+    'bench:fair: A’s photos in each `POST /analyses/batch` (1: single `POST /analyses` instead).',
+  ),
+  BENCH_FAIR_SENDERS: count(4).describe('bench:fair: requests A has in flight at once.'),
   BENCH_FAIR_FAIRNESS: z
     .preprocess(unsetWhenEmpty, z.enum(['on', 'off']).default('on'))
     .describe('bench:fair: `off` runs the dev server without fairness, for the before figure.'),
