@@ -39,7 +39,12 @@ RUN npm install -g npm@11.19.1 && npm cache clean --force \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
+# glibc's allocator: two arenas instead of eight a core, and blocks of 128 KiB and more always mapped
+# apart (returned to the system once freed): the recognizer's large buffers (photos, onnxruntime's
+# working memory) otherwise stay with the process after use (decisions.md D215).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     TESSERACT_HELPER=/app/bin/tesseract-helper \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false

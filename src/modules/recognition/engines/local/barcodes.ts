@@ -25,7 +25,14 @@ function ensureModule(): Promise<unknown> {
 
 export const PRODUCT_FORMATS: ReadInputBarcodeFormat[] = ['EAN-13', 'EAN-8', 'UPC-A', 'UPC-E', 'Code128', 'QRCode'];
 
-export type FoundBarcode = { text: string; gtin: string | null; format: string; box: Box };
+export type FoundBarcode = {
+  text: string;
+  gtin: string | null;
+  format: string;
+  box: Box;
+  /** Scan lines across a linear symbol that read this same value (zxing's lineCount; 0 for 2D symbols). */
+  lines: number;
+};
 
 /**
  * A way of looking: the scale, other sharp operations, whether to stretch the contrast (sharp's
@@ -92,13 +99,16 @@ async function scan(
         gtin: normalizeGtin(r.text),
         format: r.format,
         box: { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) },
+        lines: r.lineCount,
       };
     });
 }
 
 /**
  * A close-up of one barcode (a phone photo of a pack): several scales and contrasts, and the value
- * most variants agree on, since tryHarder can misread a blurred symbol once (or more).
+ * most variants agree on, since tryHarder can misread a blurred symbol once (or more). Each reading
+ * counts as many times as the scan lines across the symbol that agreed on it (zxing's lineCount): a
+ * misread is a few lines' slip, a sound reading is the same along much of the bars.
  */
 export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
   await ensureModule();
@@ -120,18 +130,29 @@ export async function readCloseUp(image: Buffer): Promise<FoundBarcode | null> {
     { scale: 2, tweak: (s) => s.blur(1), strict: true },
   ];
   const votes = new Map<string, { n: number; found: FoundBarcode }>();
-  for (const v of variants) {
+  const look = async (v: Variant) => {
     checkpoint();
     for (const found of await scan(image, null, v, 4)) {
       const key = found.gtin ?? found.text;
       const entry = votes.get(key) ?? { n: 0, found };
-      entry.n += v.strict ? 2 : 1;
+      entry.n += Math.max(1, found.lines) * (v.strict ? 2 : 1);
       votes.set(key, entry);
     }
+  };
+  for (const v of variants) await look(v);
+  // Nothing read at all: one more look with the contrast equalised locally (CLAHE), for bars lit
+  // unevenly or printed pale, paid for only by photos that read nothing otherwise.
+  if (votes.size === 0) {
+    const meta = await sharp(image).metadata();
+    if ((meta.width ?? 0) >= CLAHE_WINDOW * 2 && (meta.height ?? 0) >= CLAHE_WINDOW * 2)
+      await look({ scale: 1, tweak: (s) => s.clahe({ width: CLAHE_WINDOW, height: CLAHE_WINDOW }) });
   }
   const best = [...votes.values()].sort((a, b) => b.n - a.n)[0];
   return best?.found ?? null;
 }
+
+/** CLAHE's tile, in pixels: a few modules of a close-up's symbol wide. */
+const CLAHE_WINDOW = 32;
 
 /**
  * Every barcode in a shelf photo: the whole image, then overlapping tiles at full and double
