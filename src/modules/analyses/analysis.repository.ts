@@ -2,7 +2,7 @@ import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
 import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { QUEUE_AHEAD_CAP, type Analysis, type AnalysisStatus } from './analysis.entity.js';
-import { CHARGE_EACH } from '../credits/credit.service.js';
+import { CHARGE_EACH, CHARGE_EACH_ENTRIES } from '../credits/credit-ledger.repository.js';
 import { idAt } from '../../lib/ids.js';
 import type { BatchMember } from '../../temporal/contracts/analysis.js';
 
@@ -24,7 +24,8 @@ export type ChargedRow = {
  * credit for each row while they last (plan credits first), the analyses and their ledger rows of
  * those charged. It writes only if the balance left stays at or above `keepAtLeast` (the credits_low
  * threshold): a group that would cross it writes nothing, and its caller takes the transaction that
- * raises the alert with the charge.
+ * raises the alert with the charge. The charge and its ledger rows are the ledger's (CHARGE_EACH,
+ * CHARGE_EACH_ENTRIES); this adds the analyses.
  */
 const CHARGE_AND_INSERT = `${CHARGE_EACH},
 r as (
@@ -36,11 +37,7 @@ a as (
   select r.id, o.id, ?::timestamptz, ?::timestamptz, r.image_url, r.place_id, r.task_id, r.external_id, r.metadata::jsonb,
          r.callback_url, r.callback_secret, ?::int, 0
     from r, u, o where r.ord <= u.k),
-c as (
-  insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, plan_period_start, created_at)
-  select r.entry_id, o.id, case when r.ord <= u.from_plan then -1 else 0 end, case when r.ord <= u.from_plan then 0 else -1 end,
-         'analysis', r.id, 0, o.period_start, ?::timestamptz
-    from r, u, o where r.ord <= u.k)
+${CHARGE_EACH_ENTRIES}
 select o.plan_credits as plan_before, o.payg_credits as payg_before, o.k::int as k, exists (select 1 from u) as charged from o`;
 
 export type AnalysisFilters = {

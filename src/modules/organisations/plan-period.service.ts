@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
-import { newId } from '../../lib/ids.js';
 import { CreditEntry } from '../credits/credit-entry.entity.js';
+import type { CreditLedger } from '../credits/credit-ledger.repository.js';
 import { periodEndAfter } from './plan-period.js';
 import type { PlanPeriod, PlanRenewal } from '../../temporal/contracts/plan-period.js';
 
@@ -64,29 +64,10 @@ export class PlanPeriodService {
       const end = periodEndAfter(start, new Date(org.created_at).getUTCDate(), this.periodMs);
       const expired = Math.max(0, org.plan_credits);
       const granted = org.monthly_credits;
-      await sql(
-        em,
-        `update organisations set plan_credits = ?, period_start = ?, period_end = ?, updated_at = now() where id = ?`,
-        [granted, start, end, organisationId],
-      );
-      if (expired > 0)
-        em.create(CreditEntry, {
-          id: newId('creditEntry'),
-          organisationId,
-          planDelta: -expired,
-          reason: 'plan_expiry',
-          periodStart: start,
-          note: 'unused plan credits expired at the period end',
-        });
-      em.create(CreditEntry, {
-        id: newId('creditEntry'),
-        organisationId,
-        planDelta: granted,
-        reason: 'plan_allocation',
-        periodStart: start,
-        note: 'plan period renewal',
-      });
-      await em.flush();
+      // The credits move on the ledger (credit-ledger.repository.ts), in this transaction, under this lock.
+      await em
+        .getRepository<CreditEntry, CreditLedger>(CreditEntry)
+        .renewPlanPeriod(organisationId, { start, end, expired, granted });
       return { periodStart: start.toISOString(), periodEnd: end.toISOString(), renewed: true, expired, granted };
     });
   }
