@@ -1,5 +1,4 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { NotFoundError } from '../../lib/errors.js';
 import type { Page } from '../../lib/pagination.js';
 import { Alert } from './alert.entity.js';
@@ -10,6 +9,7 @@ import { fitText } from '../../lib/text.js';
 import { ALERT_TITLE_MAX, type ALERT_SEVERITIES, type ALERT_SOURCE_TYPES, type ALERT_TYPES } from './alert.entity.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
+import type { AlertRepository } from './alert.repository.js';
 
 export type RaiseAlert = {
   organisationId: string;
@@ -33,11 +33,11 @@ export type AlertFilters = {
 };
 
 export class AlertService {
-  private readonly repo?: TenantRepository<Alert>;
+  private readonly repo?: AlertRepository;
 
   /** Without an entity manager it can only raise alerts (inside a caller's transaction). */
   constructor(private readonly em?: EntityManager) {
-    if (em) this.repo = new TenantRepository(em, Alert);
+    if (em) this.repo = em.getRepository<Alert, AlertRepository>(Alert);
   }
 
   list(organisationId: string, filters: AlertFilters, page: Page) {

@@ -1,10 +1,13 @@
 import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
 import { preparedSql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
-import { QUEUE_AHEAD_CAP, type Analysis, type AnalysisStatus } from './analysis.entity.js';
+import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 import { CHARGE_EACH, CHARGE_EACH_ENTRIES } from '../credits/credit-ledger.repository.js';
 import { idAt } from '../../lib/ids.js';
 import type { BatchMember } from '../../temporal/contracts/analysis.js';
+
+/** The most a processing analysis' place in line counts to: beyond it, "at least this many". */
+export const QUEUE_AHEAD_CAP = 10_000;
 
 /** One submission's row for `chargeAndInsert`; the callback secret already sealed. */
 export type ChargedRow = {

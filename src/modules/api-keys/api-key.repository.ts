@@ -1,4 +1,4 @@
-import { EntityRepository } from '@mikro-orm/postgresql';
+import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
 import type { ApiKey } from './api-key.entity.js';
 import type { ApiKeyRole } from './api-key.entity.js';
@@ -12,7 +12,7 @@ export type KeyOwner = {
   customLimits: { rateLimits?: Record<string, number>; maxBatchSize?: number } | null;
 };
 
-export class ApiKeyRepository extends EntityRepository<ApiKey> {
+export class ApiKeyRepository extends TenantRepository<ApiKey> {
   /**
    * One indexed read per request, deliberately uncached: a revoked key must fail on the very
    * next request on every API process.

@@ -2,12 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { sql } from '../../db/sql.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-secret.js';
-import { ApiKeyRepository } from './api-key.repository.js';
+import { type ApiKeyRepository } from './api-key.repository.js';
 
 export type CreatedApiKey = { key: ApiKey; secret: string };
 
@@ -18,7 +17,7 @@ export class ApiKeyService {
   private readonly repo: ApiKeyRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new ApiKeyRepository(em, ApiKey);
+    this.repo = em.getRepository<ApiKey, ApiKeyRepository>(ApiKey);
   }
 
   /**
@@ -72,7 +71,7 @@ export class ApiKeyService {
 
   /** Newest first, keyset-paginated like every other list. */
   list(organisationId: string, page: Page) {
-    return new TenantRepository(this.em, ApiKey).page(organisationId, {}, page);
+    return this.repo.page(organisationId, {}, page);
   }
 
   /**

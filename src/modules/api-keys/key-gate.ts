@@ -6,7 +6,7 @@ import { limitsFor, PLANS, type RateLimitCategory } from '../organisations/plans
 import type { RateLimiter, RateLimitResult } from '../rate-limits/rate-limiter.js';
 import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
-import { ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
+import { type ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
 import type { PlanTier } from '../organisations/organisation.entity.js';
 
 const TOUCH_EVERY_MS = 60_000;
@@ -160,7 +160,7 @@ export class KeyGate {
     private readonly em: EntityManager,
     private readonly limiter: RateLimiter,
   ) {
-    this.repo = new ApiKeyRepository(em, ApiKey);
+    this.repo = em.getRepository<ApiKey, ApiKeyRepository>(ApiKey);
   }
 
   private hashOf(header: string | undefined): string {

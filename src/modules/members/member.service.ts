@@ -2,21 +2,22 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
 import { sql } from '../../db/sql.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
+import { type TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { Invitation, User, type MemberRole } from './member.entity.js';
 import type { InviteInput, UpdateMemberInput } from './member.schemas.js';
+import type { UserRepository } from './member.repository.js';
 
 const reportsToError = (message: string) =>
   new ValidationError(`Invalid body: reportsTo: ${message}`, [{ field: 'reportsTo', message }]);
 
 export class MemberService {
-  readonly repo: TenantRepository<User>;
+  readonly repo: UserRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new TenantRepository(em, User);
+    this.repo = em.getRepository<User, UserRepository>(User);
   }
 
   list(organisationId: string, filters: { role?: MemberRole; search?: string }, page: Page) {
@@ -63,7 +64,9 @@ export class MemberService {
 
   /** Pending invitations, newest first, a page at a time. */
   listInvitations(organisationId: string, page: Page) {
-    return new TenantRepository(this.em, Invitation).page(organisationId, { status: 'pending' }, page);
+    return this.em
+      .getRepository<Invitation, TenantRepository<Invitation>>(Invitation)
+      .page(organisationId, { status: 'pending' }, page);
   }
 
   pendingInvitations(organisationId: string) {

@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
 import {
   ConflictError,
@@ -19,6 +18,7 @@ import { Place } from '../places/place.entity.js';
 import { centsToString, lineAmounts, toScaled } from './money.js';
 import { ORDER_TRANSITIONS, Order, OrderLine, type OrderStatus } from './order.entity.js';
 import type { CreateOrderInput, UpdateOrderInput } from './order.schemas.js';
+import type { OrderRepository } from './order.repository.js';
 
 type LineInput = NonNullable<UpdateOrderInput['items']>[number];
 
@@ -26,10 +26,10 @@ type LineInput = NonNullable<UpdateOrderInput['items']>[number];
 const MAX_AMOUNT_CENTS = 10n ** 14n - 1n;
 
 export class OrderService {
-  readonly repo: TenantRepository<Order>;
+  readonly repo: OrderRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new TenantRepository(em, Order);
+    this.repo = em.getRepository<Order, OrderRepository>(Order);
   }
 
   /** Resolves inventory references and computes every amount; the client's totals are never trusted. */

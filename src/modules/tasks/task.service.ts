@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { sql } from '../../db/sql.js';
 import {
   InvalidTransitionError,
@@ -23,13 +22,14 @@ import { complianceGrade, complianceScore } from './compliance.js';
 import { Task } from './task.entity.js';
 import { serializeTask, type CreateTaskInput, type TaskDetail, type UpdateTaskInput } from './task.schemas.js';
 import type { TaskChange, TaskChangeResult } from '../../temporal/contracts/task.js';
+import type { TaskRepository } from './task.repository.js';
 
 export type TaskPolicy = { lowComplianceGrade: 'A' | 'B' | 'C' | 'D'; priceMismatchShare: number };
 
 const GRADE_ORDER = ['F', 'D', 'C', 'B', 'A'];
 
 export class TaskService {
-  readonly repo: TenantRepository<Task>;
+  readonly repo: TaskRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -38,7 +38,7 @@ export class TaskService {
     private readonly alerts: AlertService,
     private readonly policy: TaskPolicy,
   ) {
-    this.repo = new TenantRepository(em, Task);
+    this.repo = em.getRepository<Task, TaskRepository>(Task);
   }
 
   private async placeName(em: EntityManager, placeId: string | null | undefined): Promise<string | null> {

@@ -1,6 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
@@ -10,6 +9,8 @@ import type { DeliveryService } from './delivery.service.js';
 import { generateWebhookSecret } from './signature.js';
 import { Webhook } from './webhook.entity.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.schemas.js';
+import type { WebhookRepository } from './webhook.repository.js';
+import type { DeliveryRepository } from './delivery.repository.js';
 
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 /** The most deliveries listed for one analysis (GET /analyses/{id}/deliveries). */
@@ -32,8 +33,8 @@ export type RedeliveryCandidate = {
 };
 
 export class WebhookService {
-  private readonly repo: TenantRepository<Webhook>;
-  private readonly deliveryRepo: TenantRepository<Delivery>;
+  private readonly repo: WebhookRepository;
+  private readonly deliveryRepo: DeliveryRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -41,8 +42,8 @@ export class WebhookService {
     private readonly deliveries: DeliveryService,
     private readonly allowInsecureUrls: boolean,
   ) {
-    this.repo = new TenantRepository(em, Webhook);
-    this.deliveryRepo = new TenantRepository(em, Delivery);
+    this.repo = em.getRepository<Webhook, WebhookRepository>(Webhook);
+    this.deliveryRepo = em.getRepository<Delivery, DeliveryRepository>(Delivery);
   }
 
   /** HTTPS only, except where the operator allows private addresses (local development, tests). */
