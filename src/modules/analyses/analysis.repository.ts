@@ -1,5 +1,5 @@
 import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
-import { preparedSql } from '../../db/sql.js';
+import { preparedSql, sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 import { CHARGE_EACH, CHARGE_EACH_ENTRIES } from '../credits/credit-ledger.repository.js';
@@ -198,5 +198,73 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
       placeId: a.placeId ?? null,
       taskId: a.taskId ?? null,
     }));
+  }
+
+  /** Per UTC day (`YYYY-MM-DD`) from the analysis id `fromId` on: submitted, and how many completed, failed, processing. */
+  dailyCounts(
+    organisationId: string,
+    fromId: string,
+  ): Promise<{ day: string; submitted: number; completed: number; failed: number; processing: number }[]> {
+    return sql<{ day: string; submitted: number; completed: number; failed: number; processing: number }>(
+      this.getEntityManager(),
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as submitted,
+              count(*) filter (where status = 'completed')::int as completed,
+              count(*) filter (where status = 'failed')::int as failed,
+              count(*) filter (where status = 'processing')::int as processing
+         from analyses where organisation_id = ? and id >= ? group by 1`,
+      [organisationId, fromId],
+    );
+  }
+
+  async existsInOrg(organisationId: string, analysisId: string): Promise<boolean> {
+    const [found] = await sql(this.getEntityManager(), `select 1 from analyses where id = ? and organisation_id = ?`, [
+      analysisId,
+      organisationId,
+    ]);
+    return found !== undefined;
+  }
+
+  /** The outbox mark of several analyses at once: their workflows are known to exist. */
+  async markWorkflowsStarted(ids: string[]): Promise<void> {
+    await sql(
+      this.getEntityManager(),
+      // Not waited on for its flush to disk: a mark lost to a crash only has the relay start the workflow
+      // again, which finds it (decisions.md, "Counts and marks commit without waiting for the disk").
+      `update analyses set workflow_started_at = now() from (select set_config('synchronous_commit', 'off', true)) async_commit
+        where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
+      ids,
+    );
+  }
+
+  /** The outbox mark: the analysis' workflow is known to exist. */
+  async markWorkflowStarted(analysisId: string): Promise<void> {
+    await sql(
+      this.getEntityManager(),
+      `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`,
+      [analysisId],
+    );
+  }
+
+  /**
+   * The analyses a retry selection means, oldest first, each with whether its latest charge was
+   * refunded (a retry then charges again).
+   */
+  retryCandidates(
+    organisationId: string,
+    selection: { id: string } | { status: 'failed'; since: Date },
+  ): Promise<{ id: string; status: AnalysisStatus; error_code: string | null; retries: number; refunded: boolean }[]> {
+    const where =
+      'id' in selection ? `a.id = ?` : `a.status = 'failed' and a.completed_at >= ? and a.completed_at is not null`;
+    return sql<{ id: string; status: AnalysisStatus; error_code: string | null; retries: number; refunded: boolean }>(
+      this.getEntityManager(),
+      `select a.id, a.status, a.error_code, a.retries, (r.id is not null) as refunded
+         from analyses a
+         left join lateral (select attempt from credit_entries
+                             where analysis_id = a.id and reason = 'analysis' order by attempt desc limit 1) c on true
+         left join credit_entries r on r.analysis_id = a.id and r.reason = 'refund' and r.attempt = c.attempt
+        where a.organisation_id = ? and ${where}
+        order by a.completed_at nulls last, a.id`,
+      [organisationId, 'id' in selection ? selection.id : selection.since],
+    );
   }
 }

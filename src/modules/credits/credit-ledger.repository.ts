@@ -267,4 +267,20 @@ export class CreditLedger extends EntityRepository<CreditEntry> {
     if (!row) throw new Error(`organisation ${organisationId} does not exist`);
     return balanceOf(row);
   }
+
+  /**
+   * Charges since `since` not refunded. A charge before it refunded after counts in neither: it was
+   * taken before the renewal and settled after.
+   */
+  async usedSince(organisationId: string, since: Date): Promise<number> {
+    const [used] = await sql<{ used: number }>(
+      this.getEntityManager(),
+      `select count(*) filter (where r.id is null)::int as used
+         from credit_entries c
+         left join credit_entries r on r.analysis_id = c.analysis_id and r.attempt = c.attempt and r.reason = 'refund'
+        where c.organisation_id = ? and c.reason = 'analysis' and c.created_at >= ?`,
+      [organisationId, since],
+    );
+    return used?.used ?? 0;
+  }
 }

@@ -41,4 +41,9 @@ export class CreditService {
   async balance(organisationId: string): Promise<Balance> {
     return ledger(this.em).balance(organisationId);
   }
+
+  /** Charges since `since` (a plan period's start) not refunded. */
+  usedSince(organisationId: string, since: Date): Promise<number> {
+    return ledger(this.em).usedSince(organisationId, since);
+  }
 }

@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
-import { sql } from '../../db/sql.js';
 import {
   ConflictError,
   InvalidTransitionError,
@@ -117,12 +116,7 @@ export class OrderService {
     await this.checkStore(organisationId, input.storeId);
     await this.checkAccount(organisationId, input.accountId);
     return this.em.transactional(async (em) => {
-      const [counter] = await sql<{ last_number: number }>(
-        em,
-        `insert into order_counters (organisation_id, last_number) values (?, 1)
-         on conflict (organisation_id) do update set last_number = order_counters.last_number + 1 returning last_number`,
-        [organisationId],
-      );
+      const counter = await em.getRepository<Order, OrderRepository>(Order).nextNumber(organisationId);
       const id = newId('order');
       const built = await this.buildLines(em, organisationId, id, input.items, input.taxRate);
       const order = em.create(Order, {

@@ -1,17 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { CreditEntry } from '../credits/credit-entry.entity.js';
 import type { CreditLedger } from '../credits/credit-ledger.repository.js';
 import { periodEndAfter } from './plan-period.js';
 import type { PlanPeriod, PlanRenewal } from '../../temporal/contracts/plan-period.js';
-
-type OrgPeriodRow = {
-  plan_credits: number;
-  monthly_credits: number;
-  period_start: Date;
-  period_end: Date;
-  created_at: Date;
-};
+import { Organisation } from './organisation.entity.js';
+import type { OrganisationRepository } from './organisation.repository.js';
 
 /**
  * Plan periods (decisions.md, Plan periods): at each period end unused plan credits expire and the
@@ -32,11 +25,7 @@ export class PlanPeriodService {
   }
 
   async current(organisationId: string): Promise<PlanPeriod | null> {
-    const [row] = await sql<Pick<OrgPeriodRow, 'period_start' | 'period_end'>>(
-      this.em,
-      `select period_start, period_end from organisations where id = ?`,
-      [organisationId],
-    );
+    const row = await this.em.getRepository<Organisation, OrganisationRepository>(Organisation).period(organisationId);
     return row ? period(row) : null;
   }
 
@@ -51,12 +40,9 @@ export class PlanPeriodService {
    */
   async renew(organisationId: string, periodEnd: string): Promise<PlanRenewal | null> {
     return this.em.transactional(async (em) => {
-      const [org] = await sql<OrgPeriodRow>(
-        em,
-        `select plan_credits, monthly_credits, period_start, period_end, created_at
-           from organisations where id = ? for update`,
-        [organisationId],
-      );
+      const org = await em
+        .getRepository<Organisation, OrganisationRepository>(Organisation)
+        .lockForRenewal(organisationId);
       if (!org) return null;
       if (new Date(org.period_end).getTime() !== Date.parse(periodEnd))
         return { ...period(org), renewed: false, expired: 0, granted: 0 };

@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import {
   InvalidTransitionError,
   NotFoundError,
@@ -206,13 +205,7 @@ export class TaskService {
       await em.flush();
       const eventIds: string[] = [];
       if (updated.length > 0) {
-        const sequence = (
-          await sql<{ n: number }>(
-            em,
-            `select count(*)::int as n from events where organisation_id = ? and type = 'task.updated' and data->>'taskId' = ?`,
-            [task.organisationId, task.id],
-          )
-        )[0]!.n;
+        const sequence = await this.events.taskUpdateCount(em, task.organisationId, task.id);
         const e = await this.events.record(em, {
           organisationId: task.organisationId,
           type: 'task.updated',
@@ -370,8 +363,6 @@ export class TaskService {
   }
 
   async markWorkflowStarted(taskId: string): Promise<void> {
-    await sql(this.em, `update tasks set workflow_started_at = now() where id = ? and workflow_started_at is null`, [
-      taskId,
-    ]);
+    await this.repo.markWorkflowStarted(taskId);
   }
 }
