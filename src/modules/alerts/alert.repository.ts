@@ -1,8 +1,7 @@
 import { sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import { newId } from '../../lib/ids.js';
-import { fitText } from '../../lib/text.js';
-import { ALERT_TITLE_MAX, type Alert } from './alert.entity.js';
+import type { Alert } from './alert.entity.js';
 import type { RaiseAlert } from './alert.service.js';
 
 export class AlertRepository extends TenantRepository<Alert> {
@@ -16,7 +15,7 @@ export class AlertRepository extends TenantRepository<Alert> {
     return rows.length === 1;
   }
 
-  /** Inserts the alert, or finds the one of the same dedupe key: its id and whether it is new. */
+  /** Inserts the alert (its title already cut to fit), or finds the one of the same dedupe key: its id and whether it is new. */
   insertOnce(a: RaiseAlert): Promise<{ id: string; inserted: boolean }[]> {
     return sql<{ id: string; inserted: boolean }>(
       this.getEntityManager(),
@@ -29,7 +28,7 @@ export class AlertRepository extends TenantRepository<Alert> {
         a.organisationId,
         a.type,
         a.severity,
-        fitText(a.title, ALERT_TITLE_MAX),
+        a.title,
         a.message,
         a.sourceType,
         a.sourceId,

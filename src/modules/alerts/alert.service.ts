@@ -3,7 +3,8 @@ import { NotFoundError } from '../../lib/errors.js';
 import type { Page } from '../../lib/pagination.js';
 import { Alert } from './alert.entity.js';
 import type { UpdateAlertInput } from './alert.schemas.js';
-import { type ALERT_SEVERITIES, type ALERT_SOURCE_TYPES, type ALERT_TYPES } from './alert.entity.js';
+import { fitText } from '../../lib/text.js';
+import { ALERT_TITLE_MAX, type ALERT_SEVERITIES, type ALERT_SOURCE_TYPES, type ALERT_TYPES } from './alert.entity.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
 import type { AlertRepository } from './alert.repository.js';
@@ -82,7 +83,9 @@ export class AlertService {
    * here, for every caller: a refused insert would fail the calling workflow step.
    */
   async raise(em: EntityManager, a: RaiseAlert): Promise<{ id: string; created: boolean }> {
-    const rows = await em.getRepository<Alert, AlertRepository>(Alert).insertOnce(a);
+    const rows = await em
+      .getRepository<Alert, AlertRepository>(Alert)
+      .insertOnce({ ...a, title: fitText(a.title, ALERT_TITLE_MAX) });
     if (rows[0]!.inserted) afterCommit(em, () => metrics.alertsRaised.inc({ type: a.type }));
     return { id: rows[0]!.id, created: rows[0]!.inserted };
   }
