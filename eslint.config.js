@@ -3,6 +3,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** `sql()` and `preparedSql()` (src/db/sql.ts): only repositories and src/db run raw SQL. */
+const RAW_SQL = {
+  regex: '(^|/)db/sql(\\.js)?$',
+  importNames: ['sql', 'preparedSql'],
+  message: 'Raw SQL goes in the repository of its table (a *.repository.ts method); call that method instead.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'clients/**/generated/**'] },
   js.configs.recommended,
@@ -40,6 +47,15 @@ export default tseslint.config(
     },
   },
   {
+    // Raw SQL belongs to repositories (issue 38): a statement lives in the repository of its table as a
+    // named method, and services call the method. src/db keeps its own (the helpers, seal-secrets).
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.repository.ts', 'src/db/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [RAW_SQL] }],
+    },
+  },
+  {
     // Contracts own their types (issue 38): workflows import them, and a service, repository, schema
     // or entity behind them would make a change there a change to what workflow histories hold.
     files: ['src/temporal/contracts/**/*.ts'],
@@ -48,6 +64,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            RAW_SQL,
             {
               regex: '\\.(service|repository|schemas|entity)(\\.js)?$',
               message:

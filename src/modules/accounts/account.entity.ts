@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { AccountRepository } from './account.repository.js';
 
 const p = defineEntity.properties;
 
@@ -9,6 +10,7 @@ export const ACCOUNT_STATUSES = ['active', 'inactive', 'archived'] as const;
 export const Account = defineEntity({
   name: 'Account',
   tableName: 'accounts',
+  repository: () => AccountRepository,
   properties: {
     ...tenantProperties,
     name: p.string(),

@@ -3,14 +3,14 @@ import { NotFoundError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { Account } from './account.entity.js';
-import { AccountRepository, type AccountFilters } from './account.repository.js';
+import { type AccountRepository, type AccountFilters } from './account.repository.js';
 import type { CreateAccountInput, UpdateAccountInput } from './account.schemas.js';
 
 export class AccountService {
   private readonly repo: AccountRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new AccountRepository(em, Account);
+    this.repo = em.getRepository<Account, AccountRepository>(Account);
   }
 
   async create(organisationId: string, input: CreateAccountInput): Promise<Account> {

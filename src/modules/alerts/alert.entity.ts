@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { AlertRepository } from './alert.repository.js';
 
 const p = defineEntity.properties;
 
@@ -22,6 +23,7 @@ export const ALERT_TITLE_MAX = 255;
 export const Alert = defineEntity({
   name: 'Alert',
   tableName: 'alerts',
+  repository: () => AlertRepository,
   properties: {
     ...tenantProperties,
     type: p.enum([...ALERT_TYPES]),

@@ -1,15 +1,13 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { NotFoundError } from '../../lib/errors.js';
 import type { Page } from '../../lib/pagination.js';
 import { Alert } from './alert.entity.js';
 import type { UpdateAlertInput } from './alert.schemas.js';
-import { sql } from '../../db/sql.js';
-import { newId } from '../../lib/ids.js';
 import { fitText } from '../../lib/text.js';
 import { ALERT_TITLE_MAX, type ALERT_SEVERITIES, type ALERT_SOURCE_TYPES, type ALERT_TYPES } from './alert.entity.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
+import type { AlertRepository } from './alert.repository.js';
 
 export type RaiseAlert = {
   organisationId: string;
@@ -33,11 +31,11 @@ export type AlertFilters = {
 };
 
 export class AlertService {
-  private readonly repo?: TenantRepository<Alert>;
+  private readonly repo?: AlertRepository;
 
   /** Without an entity manager it can only raise alerts (inside a caller's transaction). */
   constructor(private readonly em?: EntityManager) {
-    if (em) this.repo = new TenantRepository(em, Alert);
+    if (em) this.repo = em.getRepository<Alert, AlertRepository>(Alert);
   }
 
   list(organisationId: string, filters: AlertFilters, page: Page) {
@@ -76,12 +74,7 @@ export class AlertService {
 
   /** The snooze timer fired: back to unread, unless the alert was changed or re-snoozed since. */
   async endSnooze(alertId: string, until: string): Promise<boolean> {
-    const rows = await sql<{ id: string }>(
-      this.em!,
-      `update alerts set status = 'unread', snoozed_until = null, updated_at = now() where id = ? and status = 'snoozed' and snoozed_until = ? returning id`,
-      [alertId, new Date(until)],
-    );
-    return rows.length === 1;
+    return this.repo!.endSnooze(alertId, new Date(until));
   }
 
   /**
@@ -90,26 +83,9 @@ export class AlertService {
    * here, for every caller: a refused insert would fail the calling workflow step.
    */
   async raise(em: EntityManager, a: RaiseAlert): Promise<{ id: string; created: boolean }> {
-    const rows = await sql<{ id: string; inserted: boolean }>(
-      em,
-      `insert into alerts (id, organisation_id, type, severity, title, message, status, source_type, source_id, place_id, is_pinned, metadata, dedupe_key, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, 'unread', ?, ?, ?, false, ?::jsonb, ?, now(), now())
-       on conflict (dedupe_key) do update set dedupe_key = excluded.dedupe_key
-       returning id, (xmax = 0) as inserted`,
-      [
-        newId('alert'),
-        a.organisationId,
-        a.type,
-        a.severity,
-        fitText(a.title, ALERT_TITLE_MAX),
-        a.message,
-        a.sourceType,
-        a.sourceId,
-        a.placeId ?? null,
-        JSON.stringify(a.metadata ?? {}),
-        a.dedupeKey ?? `${a.type}:${a.sourceType}:${a.sourceId}`,
-      ],
-    );
+    const rows = await em
+      .getRepository<Alert, AlertRepository>(Alert)
+      .insertOnce({ ...a, title: fitText(a.title, ALERT_TITLE_MAX) });
     if (rows[0]!.inserted) afterCommit(em, () => metrics.alertsRaised.inc({ type: a.type }));
     return { id: rows[0]!.id, created: rows[0]!.inserted };
   }

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { databaseKey, sql } from '../../db/sql.js';
+import { databaseKey } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import {
@@ -21,6 +21,8 @@ import type { AnalysisService, Submitted, SubmittedAnalysis, SubmittedBatch } fr
 import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
 import { dispatchPriority } from '../organisations/dispatch-priority.js';
+import type { AnalysisRepository } from './analysis.repository.js';
+import type { BatchRepository } from './batch.repository.js';
 
 /**
  * Outbox marks, written together: nobody waits for one (see startAnalysis), so each group lingers
@@ -31,14 +33,7 @@ const MARK_LINGER_MS = 100;
 const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
   async (_key, items) => {
     const ids = items.map((i) => i.id);
-    await sql(
-      items[0]!.em.fork(),
-      // Not waited on for its flush to disk: a mark lost to a crash only has the relay start the workflow
-      // again, which finds it (decisions.md, "Counts and marks commit without waiting for the disk").
-      `update analyses set workflow_started_at = now() from (select set_config('synchronous_commit', 'off', true)) async_commit
-        where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
-      ids,
-    );
+    await items[0]!.em.fork().getRepository<Analysis, AnalysisRepository>(Analysis).markWorkflowsStarted(ids);
     return items.map(() => undefined);
   },
   { lingerMs: MARK_LINGER_MS },
@@ -169,9 +164,7 @@ export class AnalysisCommands {
         ],
       }),
     );
-    await sql(this.em, `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`, [
-      b.id,
-    ]);
+    await this.em.getRepository<Batch, BatchRepository>(Batch).markWorkflowStarted(b.id);
   }
 
   /**

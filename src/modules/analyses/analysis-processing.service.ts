@@ -1,7 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import sharp from 'sharp';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { throughDatabaseRestart } from '../../db/database-unavailable.js';
 import { newId } from '../../lib/ids.js';
 import { fitText, storableText } from '../../lib/text.js';
@@ -26,6 +25,8 @@ import { fetchImage, type ImageFetchOptions } from './image-fetcher.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
 import type { AnalysisOutcome, PreparedImage } from '../../temporal/contracts/analysis.js';
+import type { ImageBlobRepository } from './image-blob.repository.js';
+import type { InventoryRepository } from '../inventory/inventory.repository.js';
 
 /**
  * The dedupe key of an analysis' final event (and failure alert): one per run of it, so an operator's
@@ -48,11 +49,6 @@ function previewOf(bytes: Buffer) {
     .jpeg({ quality: 80 })
     .toBuffer({ resolveWithObject: true });
 }
-
-/** The console's preview upserted (analysis id, organisation, width, height, JPEG bytes): its one statement. */
-const STORE_PREVIEW = `insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
-  values (?, ?, 'image/jpeg', ?, ?, ?, now())
-  on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`;
 
 type CachedCatalogue = { version: string; entries: CatalogueEntry[]; matcher: CatalogueMatcher };
 /** Organisations whose catalogues a process keeps (at 1,000 items, about 1 MB each with the matcher's index). */
@@ -85,21 +81,24 @@ export class AnalysisProcessingService {
     const analysis = await throughDatabaseRestart(() => this.load(analysisId));
     if (analysis.status !== 'processing') return { alreadyFinal: true };
     const image = await fetchImage(analysis.imageUrl, opts);
-    const blob = [analysisId, image.contentType, image.width, image.height, image.bytes];
-    const storeBlob = `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
-         on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`;
-    if (opts.previewLater) await throughDatabaseRestart(() => sql(this.em, storeBlob, blob));
+    const blob = {
+      analysisId,
+      contentType: image.contentType,
+      width: image.width,
+      height: image.height,
+      bytes: image.bytes,
+    };
+    const blobs = this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
+    if (opts.previewLater) await throughDatabaseRestart(() => blobs.store(blob));
     else {
       const preview = await previewOf(image.bytes);
       await throughDatabaseRestart(() =>
-        sql(this.em, `with blob as (${storeBlob}) ${STORE_PREVIEW}`, [
-          ...blob,
-          analysisId,
-          analysis.organisationId,
-          preview.info.width,
-          preview.info.height,
-          preview.data,
-        ]),
+        blobs.storeWithPreview(blob, {
+          organisationId: analysis.organisationId,
+          width: preview.info.width,
+          height: preview.info.height,
+          data: preview.data,
+        }),
       );
     }
     return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
@@ -111,22 +110,20 @@ export class AnalysisProcessingService {
    * no longer decodes (it did for recognition) gets no preview, and is deleted all the same.
    */
   async storePreview(analysisId: string): Promise<void> {
-    const [stored] = await sql<{ bytes: Buffer; organisation_id: string }>(
-      this.em,
-      `select b.bytes, a.organisation_id from image_blobs b join analyses a on a.id = b.analysis_id
-        where b.analysis_id = ? and a.status <> 'processing'`,
-      [analysisId],
-    );
+    const blobs = this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
+    const stored = await blobs.ofFinished(analysisId);
     if (!stored) return;
     const preview = await previewOf(stored.bytes).catch(() => null);
-    await sql(
-      this.em,
+    await blobs.replaceWithPreview(
+      analysisId,
       preview
-        ? `with gone as (delete from image_blobs where analysis_id = ?) ${STORE_PREVIEW}`
-        : `delete from image_blobs where analysis_id = ?`,
-      preview
-        ? [analysisId, analysisId, stored.organisation_id, preview.info.width, preview.info.height, preview.data]
-        : [analysisId],
+        ? {
+            organisationId: stored.organisation_id,
+            width: preview.info.width,
+            height: preview.info.height,
+            data: preview.data,
+          }
+        : null,
     );
   }
 
@@ -135,15 +132,7 @@ export class AnalysisProcessingService {
    * analyses an hour old that storePreview never took (it gave up); the number of previews deleted.
    */
   async purgePreviews(days: number): Promise<number> {
-    const rows = await sql<{ n: number }>(
-      this.em,
-      `with d as (delete from analysis_images where created_at < now() - make_interval(days => ?) returning 1),
-            left_over as (delete from image_blobs b using analyses a
-                           where a.id = b.analysis_id and a.status <> 'processing' and b.created_at < now() - interval '1 hour')
-       select count(*)::int as n from d`,
-      [days],
-    );
-    return rows[0]?.n ?? 0;
+    return this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob).purgePreviews(days);
   }
 
   /** The organisation's catalogue as recognition and matching take it (cached while it is unchanged). */
@@ -159,12 +148,9 @@ export class AnalysisProcessingService {
    * added, changed or deleted (or one deleted and another added) gives another version.
    */
   private async cachedCatalogue(organisationId: string, em: EntityManager): Promise<CachedCatalogue> {
-    const [{ version }] = (await sql<{ version: string }>(
-      em,
-      `select count(*) || ':' || coalesce(max(updated_at)::text, '') || ':' || coalesce(sum(hashtext(id || updated_at::text)), 0) as version
-         from inventory_items where organisation_id = ?`,
-      [organisationId],
-    )) as [{ version: string }];
+    const version = await em
+      .getRepository<InventoryItem, InventoryRepository>(InventoryItem)
+      .catalogueVersion(organisationId);
     const kept = this.catalogues.get(organisationId);
     if (kept?.version === version) {
       // Most recently used last: the first is the one to let go.
@@ -204,19 +190,7 @@ export class AnalysisProcessingService {
     signal?: AbortSignal,
   ): Promise<{ productCount: number }> {
     // The stored image and whose it is, in one round trip: a pass needs nothing else of the analysis.
-    const [blob] = await sql<{
-      bytes: Buffer;
-      content_type: string;
-      width: number;
-      height: number;
-      organisation_id: string;
-    }>(
-      this.em,
-      `select b.bytes, b.content_type, b.width, b.height, a.organisation_id
-         from image_blobs b join analyses a on a.id = b.analysis_id
-        where b.analysis_id = ?`,
-      [analysisId],
-    );
+    const blob = await this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob).forRecognition(analysisId);
     if (!blob) throw new Error(`no stored image for ${analysisId}`);
     const started = Date.now();
     const products = await recognizer.recognize({
@@ -382,12 +356,10 @@ export class AnalysisProcessingService {
   }
 
   private async outcomeOf(em: EntityManager, analysis: Analysis): Promise<AnalysisOutcome> {
-    const rows = await sql<{ id: string }>(em, `select id from events where dedupe_key = ?`, [
-      finalKey(`analysis.${analysis.status}`, analysis),
-    ]);
+    const ids = await this.events.idsByDedupeKey(em, finalKey(`analysis.${analysis.status}`, analysis));
     return this.outcome(
       analysis,
-      rows.map((r) => ({ id: r.id })),
+      ids.map((id) => ({ id })),
     );
   }
 

@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { AppError, ConflictError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CreditService } from '../credits/credit.service.js';
 import type { AnalysisCommands } from './analysis-commands.js';
 import { AnalysisRetryService, type RetryCandidate, type RetrySelection } from './analysis-retry.service.js';
+import { Organisation } from '../organisations/organisation.entity.js';
+import type { OrganisationRepository } from '../organisations/organisation.repository.js';
+import { Analysis } from './analysis.entity.js';
+import type { AnalysisRepository } from './analysis.repository.js';
 
 export type RetryItem = RetryCandidate & {
   /** `would_retry` in a dry run; `retried` once reset (and started, see `started`); `refused` with a reason. */
@@ -40,8 +43,8 @@ export class AnalysisRetryCommands {
   }
 
   async retry(organisationId: string, selection: RetrySelection, opts: { dryRun: boolean }): Promise<RetryReport> {
-    const [org] = await sql(this.em, `select id from organisations where id = ?`, [organisationId]);
-    if (!org) throw new NotFoundError('organisation', organisationId);
+    if (!(await this.em.getRepository<Organisation, OrganisationRepository>(Organisation).exists(organisationId)))
+      throw new NotFoundError('organisation', organisationId);
     const candidates = await this.retries.candidates(organisationId, selection);
     const one = candidates[0];
     if ('id' in selection && one && one.status !== 'failed')
@@ -79,11 +82,7 @@ export class AnalysisRetryCommands {
       let started = true;
       try {
         await this.analyses.startAnalysis(reset.analysis);
-        await sql(
-          this.em,
-          `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`,
-          [c.analysisId],
-        );
+        await this.em.getRepository<Analysis, AnalysisRepository>(Analysis).markWorkflowStarted(c.analysisId);
       } catch (err) {
         // The row is committed with workflow_started_at null: the worker's relay starts it.
         this.logger.warn({ err, analysisId: c.analysisId }, 'retry start deferred to the relay');

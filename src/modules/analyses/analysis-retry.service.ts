@@ -1,11 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { ConflictError, InsufficientCreditsError, NotFoundError } from '../../lib/errors.js';
 import type { CreditService } from '../credits/credit.service.js';
 import { Product } from '../products/product.entity.js';
 import { AnalysisRun } from './analysis-run.entity.js';
 import { Analysis } from './analysis.entity.js';
+import type { AnalysisRepository } from './analysis.repository.js';
 
 export type RetrySelection = { id: string } | { status: 'failed'; since: Date };
 
@@ -18,14 +18,6 @@ export type RetryCandidate = {
   retry: number;
   /** True when its last charge was refunded, so the retry takes a credit again. */
   charge: boolean;
-};
-
-type CandidateRow = {
-  id: string;
-  status: Analysis['status'];
-  error_code: string | null;
-  retries: number;
-  refunded: boolean;
 };
 
 /**
@@ -43,19 +35,9 @@ export class AnalysisRetryService {
    * say why it cannot be retried), or the organisation's failed ones that failed at or after `since`.
    */
   async candidates(organisationId: string, selection: RetrySelection): Promise<RetryCandidate[]> {
-    const where =
-      'id' in selection ? `a.id = ?` : `a.status = 'failed' and a.completed_at >= ? and a.completed_at is not null`;
-    const rows = await sql<CandidateRow>(
-      this.em,
-      `select a.id, a.status, a.error_code, a.retries, (r.id is not null) as refunded
-         from analyses a
-         left join lateral (select attempt from credit_entries
-                             where analysis_id = a.id and reason = 'analysis' order by attempt desc limit 1) c on true
-         left join credit_entries r on r.analysis_id = a.id and r.reason = 'refund' and r.attempt = c.attempt
-        where a.organisation_id = ? and ${where}
-        order by a.completed_at nulls last, a.id`,
-      [organisationId, 'id' in selection ? selection.id : selection.since],
-    );
+    const rows = await this.em
+      .getRepository<Analysis, AnalysisRepository>(Analysis)
+      .retryCandidates(organisationId, selection);
     if ('id' in selection && rows.length === 0) throw new NotFoundError('analysis', selection.id);
     return rows.map((r) => ({
       analysisId: r.id,

@@ -1,18 +1,19 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
 import { SealedString } from '../../db/sealed-string-type.js';
+import { AnalysisRepository } from './analysis.repository.js';
 
 const p = defineEntity.properties;
 
 export const ANALYSIS_STATUSES = ['processing', 'completed', 'failed'] as const;
 export type AnalysisStatus = (typeof ANALYSIS_STATUSES)[number];
 
-/** The most a processing analysis' place in line counts to: beyond it, "at least this many". */
-export const QUEUE_AHEAD_CAP = 10_000;
+export { QUEUE_AHEAD_CAP } from './analysis.repository.js';
 
 export const Analysis = defineEntity({
   name: 'Analysis',
   tableName: 'analyses',
+  repository: () => AnalysisRepository,
   properties: {
     ...tenantProperties,
     batchId: p.string().nullable().index(),

@@ -1,10 +1,13 @@
 import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
-import { preparedSql } from '../../db/sql.js';
+import { preparedSql, sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
-import { QUEUE_AHEAD_CAP, type Analysis, type AnalysisStatus } from './analysis.entity.js';
-import { CHARGE_EACH } from '../credits/credit.service.js';
+import type { Analysis, AnalysisStatus } from './analysis.entity.js';
+import { CHARGE_EACH, CHARGE_EACH_ENTRIES } from '../credits/credit-ledger.repository.js';
 import { idAt } from '../../lib/ids.js';
 import type { BatchMember } from '../../temporal/contracts/analysis.js';
+
+/** The most a processing analysis' place in line counts to: beyond it, "at least this many". */
+export const QUEUE_AHEAD_CAP = 10_000;
 
 /** One submission's row for `chargeAndInsert`; the callback secret already sealed. */
 export type ChargedRow = {
@@ -24,7 +27,8 @@ export type ChargedRow = {
  * credit for each row while they last (plan credits first), the analyses and their ledger rows of
  * those charged. It writes only if the balance left stays at or above `keepAtLeast` (the credits_low
  * threshold): a group that would cross it writes nothing, and its caller takes the transaction that
- * raises the alert with the charge.
+ * raises the alert with the charge. The charge and its ledger rows are the ledger's (CHARGE_EACH,
+ * CHARGE_EACH_ENTRIES); this adds the analyses.
  */
 const CHARGE_AND_INSERT = `${CHARGE_EACH},
 r as (
@@ -36,11 +40,7 @@ a as (
   select r.id, o.id, ?::timestamptz, ?::timestamptz, r.image_url, r.place_id, r.task_id, r.external_id, r.metadata::jsonb,
          r.callback_url, r.callback_secret, ?::int, 0
     from r, u, o where r.ord <= u.k),
-c as (
-  insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, plan_period_start, created_at)
-  select r.entry_id, o.id, case when r.ord <= u.from_plan then -1 else 0 end, case when r.ord <= u.from_plan then 0 else -1 end,
-         'analysis', r.id, 0, o.period_start, ?::timestamptz
-    from r, u, o where r.ord <= u.k)
+${CHARGE_EACH_ENTRIES}
 select o.plan_credits as plan_before, o.payg_credits as payg_before, o.k::int as k, exists (select 1 from u) as charged from o`;
 
 export type AnalysisFilters = {
@@ -198,5 +198,73 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
       placeId: a.placeId ?? null,
       taskId: a.taskId ?? null,
     }));
+  }
+
+  /** Per UTC day (`YYYY-MM-DD`) from the analysis id `fromId` on: submitted, and how many completed, failed, processing. */
+  dailyCounts(
+    organisationId: string,
+    fromId: string,
+  ): Promise<{ day: string; submitted: number; completed: number; failed: number; processing: number }[]> {
+    return sql<{ day: string; submitted: number; completed: number; failed: number; processing: number }>(
+      this.getEntityManager(),
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as submitted,
+              count(*) filter (where status = 'completed')::int as completed,
+              count(*) filter (where status = 'failed')::int as failed,
+              count(*) filter (where status = 'processing')::int as processing
+         from analyses where organisation_id = ? and id >= ? group by 1`,
+      [organisationId, fromId],
+    );
+  }
+
+  async existsInOrg(organisationId: string, analysisId: string): Promise<boolean> {
+    const [found] = await sql(this.getEntityManager(), `select 1 from analyses where id = ? and organisation_id = ?`, [
+      analysisId,
+      organisationId,
+    ]);
+    return found !== undefined;
+  }
+
+  /** The outbox mark of several analyses at once: their workflows are known to exist. */
+  async markWorkflowsStarted(ids: string[]): Promise<void> {
+    await sql(
+      this.getEntityManager(),
+      // Not waited on for its flush to disk: a mark lost to a crash only has the relay start the workflow
+      // again, which finds it (decisions.md, "Counts and marks commit without waiting for the disk").
+      `update analyses set workflow_started_at = now() from (select set_config('synchronous_commit', 'off', true)) async_commit
+        where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
+      ids,
+    );
+  }
+
+  /** The outbox mark: the analysis' workflow is known to exist. */
+  async markWorkflowStarted(analysisId: string): Promise<void> {
+    await sql(
+      this.getEntityManager(),
+      `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`,
+      [analysisId],
+    );
+  }
+
+  /**
+   * The analyses a retry selection means, oldest first, each with whether its latest charge was
+   * refunded (a retry then charges again).
+   */
+  retryCandidates(
+    organisationId: string,
+    selection: { id: string } | { status: 'failed'; since: Date },
+  ): Promise<{ id: string; status: AnalysisStatus; error_code: string | null; retries: number; refunded: boolean }[]> {
+    const where =
+      'id' in selection ? `a.id = ?` : `a.status = 'failed' and a.completed_at >= ? and a.completed_at is not null`;
+    return sql<{ id: string; status: AnalysisStatus; error_code: string | null; retries: number; refunded: boolean }>(
+      this.getEntityManager(),
+      `select a.id, a.status, a.error_code, a.retries, (r.id is not null) as refunded
+         from analyses a
+         left join lateral (select attempt from credit_entries
+                             where analysis_id = a.id and reason = 'analysis' order by attempt desc limit 1) c on true
+         left join credit_entries r on r.analysis_id = a.id and r.reason = 'refund' and r.attempt = c.attempt
+        where a.organisation_id = ? and ${where}
+        order by a.completed_at nulls last, a.id`,
+      [organisationId, 'id' in selection ? selection.id : selection.since],
+    );
   }
 }

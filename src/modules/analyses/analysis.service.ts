@@ -20,7 +20,7 @@ import type { PlaceService } from '../places/place.service.js';
 import { Product } from '../products/product.entity.js';
 import { Analysis } from './analysis.entity.js';
 import { AnalysisImage } from './analysis-image.entity.js';
-import { AnalysisRepository, type AnalysisFilters } from './analysis.repository.js';
+import { type AnalysisRepository, type AnalysisFilters } from './analysis.repository.js';
 import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js';
 import { Batch } from './batch.entity.js';
 import { batchStatus } from './batch-status.js';
@@ -82,7 +82,7 @@ export class AnalysisService {
     private readonly alerts: AlertService,
     private readonly creditsLowThreshold: number,
   ) {
-    this.repo = new AnalysisRepository(em, Analysis);
+    this.repo = em.getRepository<Analysis, AnalysisRepository>(Analysis);
   }
 
   /** Every placeId and taskId named must belong to this organisation (422 on the exact field otherwise). */

@@ -1,11 +1,13 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { BatchRepository } from './batch.repository.js';
 
 const p = defineEntity.properties;
 
 export const Batch = defineEntity({
   name: 'Batch',
   tableName: 'batches',
+  repository: () => BatchRepository,
   properties: {
     ...tenantProperties,
     total: p.integer(),

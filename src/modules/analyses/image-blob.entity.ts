@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { ImageBlobRepository } from './image-blob.repository.js';
 
 const p = defineEntity.properties;
 
@@ -9,6 +10,7 @@ const p = defineEntity.properties;
 export const ImageBlob = defineEntity({
   name: 'ImageBlob',
   tableName: 'image_blobs',
+  repository: () => ImageBlobRepository,
   properties: {
     analysisId: p.string().primary(),
     contentType: p.string(),

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { ApiKeyRepository } from './api-key.repository.js';
 
 const p = defineEntity.properties;
 
@@ -9,6 +10,7 @@ export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
 export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
+  repository: () => ApiKeyRepository,
   properties: {
     ...tenantProperties,
     name: p.string().nullable(),

@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { sql } from '../../db/sql.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-secret.js';
-import { ApiKeyRepository } from './api-key.repository.js';
+import { type ApiKeyRepository } from './api-key.repository.js';
+import { Organisation } from '../organisations/organisation.entity.js';
+import type { OrganisationRepository } from '../organisations/organisation.repository.js';
 
 export type CreatedApiKey = { key: ApiKey; secret: string };
 
@@ -18,7 +18,7 @@ export class ApiKeyService {
   private readonly repo: ApiKeyRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new ApiKeyRepository(em, ApiKey);
+    this.repo = em.getRepository<ApiKey, ApiKeyRepository>(ApiKey);
   }
 
   /**
@@ -33,13 +33,8 @@ export class ApiKeyService {
   }
 
   private async assertBelowCap(em: EntityManager, organisationId: string) {
-    await sql(em, `select 1 from organisations where id = ? for update`, [organisationId]);
-    const [row] = await sql<{ n: number }>(
-      em,
-      `select count(*)::int as n from api_keys where organisation_id = ? and revoked_at is null and (expires_at is null or expires_at > now())`,
-      [organisationId],
-    );
-    if ((row?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+    await em.getRepository<Organisation, OrganisationRepository>(Organisation).lock(organisationId);
+    if ((await em.getRepository<ApiKey, ApiKeyRepository>(ApiKey).activeCount(organisationId)) >= MAX_ACTIVE_KEYS) {
       throw new ConflictError(`This organisation already has ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`, {
         limit: MAX_ACTIVE_KEYS,
       });
@@ -72,7 +67,7 @@ export class ApiKeyService {
 
   /** Newest first, keyset-paginated like every other list. */
   list(organisationId: string, page: Page) {
-    return new TenantRepository(this.em, ApiKey).page(organisationId, {}, page);
+    return this.repo.page(organisationId, {}, page);
   }
 
   /**

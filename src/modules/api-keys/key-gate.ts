@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { databaseKey, preparedSql } from '../../db/sql.js';
+import { databaseKey } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import { AuthRequiredError, InvalidApiKeyError } from '../../lib/errors.js';
 import { limitsFor, PLANS, type RateLimitCategory } from '../organisations/plans.js';
 import type { RateLimiter, RateLimitResult } from '../rate-limits/rate-limiter.js';
 import { ApiKey, type ApiKeyRole } from './api-key.entity.js';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.js';
-import { ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
+import { type ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
 import type { PlanTier } from '../organisations/organisation.entity.js';
 
 const TOUCH_EVERY_MS = 60_000;
@@ -39,28 +39,6 @@ export type Take = {
   address: AddressBudget | null;
 };
 
-/**
- * A take's commit is not waited on for its flush to disk (`synchronous_commit` off for that statement's
- * transaction alone): what an operating-system crash could lose is the last fraction of a second of
- * rate-limit counts, and every request paid for a WAL flush that competed for the disk with the
- * submission's own commit and with the Temporal server's (decisions.md, "Counts and marks commit
- * without waiting for the disk"). Takes run before the route, outside any transaction.
- */
-const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) async_commit`;
-
-const TAKE_ONE = `select t.* from ${ASYNC_COMMIT} cross join lateral api_key_take(?, ?, ?, ?::jsonb, ?, ?::int) t`;
-/**
- * Several takes in one statement: each call of the function sees the rows the calls before it wrote
- * (a volatile function takes a new snapshot per statement), so the counts are those of the same takes
- * made one after the other. A key not found has no row. Each call locks its bucket's row until the
- * statement ends, so the calls go in the order of `takeGroup`'s arrays, which is one order for every
- * process (below).
- */
-const TAKE_MANY = `select u.n::int as n, t.*
-  from ${ASYNC_COMMIT}
-  cross join unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::int[]) with ordinality as u(h, c, w, ab, al, n)
-  cross join lateral api_key_take(u.h, u.c, u.w, ?::jsonb, u.ab, u.al) t`;
-
 /** Orders takes by bucket (key hash, then category), and takes of one bucket in arrival order. */
 function lockOrder(items: Take[]): number[] {
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -80,14 +58,16 @@ function lockOrder(items: Take[]): number[] {
  */
 export async function takeGroup(em: EntityManager, items: Take[]): Promise<(TakeRow | null)[]> {
   const order = lockOrder(items);
-  const rows = await preparedSql<TakeRow & { n: number }>(em, TAKE_MANY, [
-    order.map((i) => items[i]!.hash),
-    order.map((i) => items[i]!.category),
-    order.map((i) => items[i]!.weight),
-    order.map((i) => items[i]!.address?.bucket ?? null),
-    order.map((i) => items[i]!.address?.limit ?? 0),
-    PLAN_LIMITS_JSON,
-  ]);
+  const rows = await em
+    .getRepository<ApiKey, ApiKeyRepository>(ApiKey)
+    .takeMany<TakeRow & { n: number }>([
+      order.map((i) => items[i]!.hash),
+      order.map((i) => items[i]!.category),
+      order.map((i) => items[i]!.weight),
+      order.map((i) => items[i]!.address?.bucket ?? null),
+      order.map((i) => items[i]!.address?.limit ?? 0),
+      PLAN_LIMITS_JSON,
+    ]);
   // Row n answers the n-th take of the statement, which is take order[n - 1] of the group.
   const answers: (TakeRow | null)[] = items.map(() => null);
   for (const row of rows) answers[order[row.n - 1]!] = row;
@@ -105,14 +85,9 @@ const takes = new GroupCommit<Take, TakeRow | null>(
   async (_key, items) => {
     if (items.length === 1) {
       const { em, hash, category, weight, address } = items[0]!;
-      const [row] = await preparedSql<TakeRow>(em, TAKE_ONE, [
-        hash,
-        category,
-        weight,
-        PLAN_LIMITS_JSON,
-        address?.bucket ?? null,
-        address?.limit ?? 0,
-      ]);
+      const [row] = await em
+        .getRepository<ApiKey, ApiKeyRepository>(ApiKey)
+        .takeOne<TakeRow>([hash, category, weight, PLAN_LIMITS_JSON, address?.bucket ?? null, address?.limit ?? 0]);
       return [row ?? null];
     }
     return takeGroup(items[0]!.em, items);
@@ -160,7 +135,7 @@ export class KeyGate {
     private readonly em: EntityManager,
     private readonly limiter: RateLimiter,
   ) {
-    this.repo = new ApiKeyRepository(em, ApiKey);
+    this.repo = em.getRepository<ApiKey, ApiKeyRepository>(ApiKey);
   }
 
   private hashOf(header: string | undefined): string {

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { CreditLedger } from './credit-ledger.repository.js';
 
 const p = defineEntity.properties;
 
@@ -12,6 +13,7 @@ export const CREDIT_POOLS = ['plan', 'payg'] as const;
 export const CreditEntry = defineEntity({
   name: 'CreditEntry',
   tableName: 'credit_entries',
+  repository: () => CreditLedger,
   properties: {
     id: p.string().primary(),
     organisationId: p.string().index(),

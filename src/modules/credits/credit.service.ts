@@ -1,218 +1,49 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
-import { InsufficientCreditsError } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
 import { CreditEntry } from './credit-entry.entity.js';
-import { metrics } from '../../lib/metrics.js';
-import { afterCommit } from '../../db/after-commit.js';
+import type { Balance, CreditLedger, CreditPool } from './credit-ledger.repository.js';
 
-export type CreditPool = 'plan' | 'payg';
+export { EXPIRED_REFUND_NOTE, type Balance, type CreditPool } from './credit-ledger.repository.js';
 
-/** The note of a refund that gives nothing back: its plan credit's period had ended. */
-export const EXPIRED_REFUND_NOTE =
-  'plan credit not restored: charged in a plan period that has ended, whose unused plan credits expired';
-export type Balance = { plan: number; payg: number; remaining: number };
+/** The ledger of `em`'s transaction: CreditEntry's repository (credit-ledger.repository.ts). */
+const ledger = (em: EntityManager) => em.getRepository<CreditEntry, CreditLedger>(CreditEntry);
 
 /**
- * The charge of a group of single submissions, as CTEs for a statement to continue: `o`, the
- * organisation's row locked (with its `period_start`, which the charges record) and `k`, how many of the `?::int` requested credits it has; `u`, the
- * UPDATE taking those `k`, plan credits first, only if at least the third `?` stay (else `u` is empty
- * and nothing is taken). `u` returns `k`, `from_plan` and the balances left. Parameters: the number
- * requested, the organisation id, the balance to keep. consumeEach and
- * AnalysisRepository.chargeAndInsert both run it, so the rule of which pool pays lives here only.
+ * Credits for the other modules. Every movement of credits is the ledger's (CreditLedger): this is
+ * where a caller's transaction meets it.
  */
-export const CHARGE_EACH = `with o as (
-  select id, plan_credits, payg_credits, period_start, least(?::int, plan_credits + payg_credits) as k
-    from organisations where id = ? for update),
-u as (
-  update organisations t
-     set plan_credits = o.plan_credits - least(o.plan_credits, o.k),
-         payg_credits = o.payg_credits - (o.k - least(o.plan_credits, o.k)),
-         updated_at = now()
-    from o
-   where t.id = o.id and o.plan_credits + o.payg_credits - o.k >= ?::int
-  returning o.k, least(o.plan_credits, o.k) as from_plan, t.plan_credits, t.payg_credits)`;
-
 export class CreditService {
   constructor(private readonly em: EntityManager) {}
 
   /** Adds credits to a pool and writes the ledger row in the same transaction. */
   async grant(organisationId: string, amount: number, pool: CreditPool, note?: string): Promise<Balance> {
-    return this.em.transactional(async (em) => {
-      const column = pool === 'plan' ? 'plan_credits' : 'payg_credits';
-      const rows = await sql<{ plan_credits: number; payg_credits: number }>(
-        em,
-        `update organisations set ${column} = ${column} + ?, updated_at = now() where id = ? returning plan_credits, payg_credits`,
-        [amount, organisationId],
-      );
-      const row = rows[0];
-      if (!row) throw new Error(`organisation ${organisationId} does not exist`);
-      em.create(CreditEntry, {
-        id: newId('creditEntry'),
-        organisationId,
-        planDelta: pool === 'plan' ? amount : 0,
-        paygDelta: pool === 'payg' ? amount : 0,
-        reason: pool === 'plan' ? 'plan_allocation' : 'grant',
-        note: note ?? null,
-      });
-      await em.flush();
-      return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };
-    });
+    return this.em.transactional((em) => ledger(em).grant(organisationId, amount, pool, note));
   }
 
-  /**
-   * Takes one credit per analysis, plan credits first, all or nothing. Runs inside the caller's
-   * transaction (the one that creates the analyses). The row lock on the organisation serialises
-   * concurrent submissions, and the guard in the WHERE clause keeps the balance from going negative.
-   * `attempt` numbers an operator's retry of a failed analysis (0: its submission), so the retry's
-   * charge is a ledger row of its own, taken at most once.
-   */
-  async consume(em: EntityManager, organisationId: string, analysisIds: string[], attempt = 0): Promise<Balance> {
-    const n = analysisIds.length;
-    const rows = await sql<{ plan_taken: number; plan_credits: number; payg_credits: number; period_start: Date }>(
-      em,
-      `with o as (select id, plan_credits, payg_credits, period_start from organisations where id = ? for update)
-       update organisations t
-          set plan_credits = o.plan_credits - least(o.plan_credits, ?),
-              payg_credits = o.payg_credits - (? - least(o.plan_credits, ?)),
-              updated_at = now()
-         from o
-        where t.id = o.id and o.plan_credits + o.payg_credits >= ?
-       returning least(o.plan_credits, ?) as plan_taken, t.plan_credits, t.payg_credits, o.period_start`,
-      [organisationId, n, n, n, n, n],
-    );
-    const row = rows[0];
-    if (!row) {
-      const balance = await this.balanceIn(em, organisationId);
-      throw new InsufficientCreditsError(n, balance.remaining);
-    }
-    analysisIds.forEach((analysisId, i) => {
-      const fromPlan = i < row.plan_taken;
-      em.create(CreditEntry, {
-        id: newId('creditEntry'),
-        organisationId,
-        planDelta: fromPlan ? -1 : 0,
-        paygDelta: fromPlan ? 0 : -1,
-        reason: 'analysis',
-        analysisId,
-        attempt,
-        planPeriodStart: row.period_start,
-      });
-    });
-    afterCommit(em, () => metrics.creditsCharged.inc(analysisIds.length));
-    return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };
+  /** CreditLedger.consume in the caller's transaction: all or nothing. */
+  consume(em: EntityManager, organisationId: string, analysisIds: string[], attempt = 0): Promise<Balance> {
+    return ledger(em).consume(organisationId, analysisIds, attempt);
   }
 
-  /**
-   * One credit for each analysis in order, while credits last (a group of single submissions, each
-   * all or nothing on its own): one conditional UPDATE under the organisation's row lock, plan credits
-   * first, and the ledger rows of those taken. Returns how many were taken (the first `taken` ids).
-   */
-  async consumeEach(
+  /** CreditLedger.consumeEach in the caller's transaction: one credit for each while they last. */
+  consumeEach(
     em: EntityManager,
     organisationId: string,
     analysisIds: string[],
   ): Promise<{ taken: number; balance: Balance }> {
-    const n = analysisIds.length;
-    const [row] = await sql<{
-      plan_before: number;
-      payg_before: number;
-      plan_credits: number;
-      payg_credits: number;
-      period_start: Date;
-    }>(
-      em,
-      `${CHARGE_EACH}
-       select o.plan_credits as plan_before, o.payg_credits as payg_before, u.plan_credits, u.payg_credits, o.period_start
-         from o, u`,
-      // Keep at least 0: never refused, the balance cannot go under it.
-      [n, organisationId, 0],
-    );
-    if (!row) throw new Error(`organisation ${organisationId} does not exist`);
-    const taken = Math.min(n, row.plan_before + row.payg_before);
-    const fromPlan = Math.min(row.plan_before, taken);
-    analysisIds.slice(0, taken).forEach((analysisId, i) => {
-      em.create(CreditEntry, {
-        id: newId('creditEntry'),
-        organisationId,
-        planDelta: i < fromPlan ? -1 : 0,
-        paygDelta: i < fromPlan ? 0 : -1,
-        reason: 'analysis',
-        analysisId,
-        planPeriodStart: row.period_start,
-      });
-    });
-    if (taken > 0) afterCommit(em, () => metrics.creditsCharged.inc(taken));
-    return {
-      taken,
-      balance: { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits },
-    };
+    return ledger(em).consumeEach(organisationId, analysisIds);
   }
 
-  /**
-   * Gives a failed analysis its credit back, to the pool it came from, exactly once per charge: the
-   * refund takes the number of the analysis' latest charge (its submission's, or a retry's), and the
-   * ledger's unique (analysis, reason, attempt) makes a second refund insert nothing and change nothing.
-   *
-   * A plan credit goes back only while the plan period it was charged in is current. A renewal
-   * expired what was left of that period's plan pool and granted the new period its own; had the
-   * analysis never been submitted, its credit would have expired with the others, so putting it
-   * into the new pool would hand the organisation an expired credit. Its refund entry then moves
-   * nothing and its note says why (it still settles the charge: a retry charges again). Pay-as-you-go
-   * credits do not expire and always go back. The organisation's row is locked before its period is
-   * read, so a renewal is wholly before or after the refund.
-   * Returns whether a credit was given back.
-   */
-  async refund(em: EntityManager, analysisId: string): Promise<boolean> {
-    const [charge] = await sql<{ organisation_id: string; plan_period_start: Date | null }>(
-      em,
-      `select organisation_id, plan_period_start from credit_entries
-        where analysis_id = ? and reason = 'analysis' order by attempt desc limit 1`,
-      [analysisId],
-    );
-    if (!charge) return false;
-    const [org] = await sql<{ period_start: Date }>(
-      em,
-      `select period_start from organisations where id = ? for update`,
-      [charge.organisation_id],
-    );
-    // Periods only move on: a renewal's period starts where the one before ended, after any start
-    // before it. A charge recorded before charges carried their period (null) is of a period that ended.
-    const periodEnded =
-      !org || !charge.plan_period_start || new Date(charge.plan_period_start) < new Date(org.period_start);
-    const inserted = await sql<{ organisation_id: string; plan_delta: number; payg_delta: number }>(
-      em,
-      `insert into credit_entries (id, organisation_id, plan_delta, payg_delta, reason, analysis_id, attempt, note, created_at)
-       select ?, organisation_id, case when ? then 0 else -plan_delta end, -payg_delta, 'refund', analysis_id, attempt,
-              case when ? and plan_delta < 0 then ? end, now()
-         from credit_entries where analysis_id = ? and reason = 'analysis'
-        order by attempt desc limit 1
-       on conflict (analysis_id, reason, attempt) do nothing
-       returning organisation_id, plan_delta, payg_delta`,
-      [newId('creditEntry'), periodEnded, periodEnded, EXPIRED_REFUND_NOTE, analysisId],
-    );
-    const row = inserted[0];
-    if (!row || (row.plan_delta === 0 && row.payg_delta === 0)) return false;
-    await sql(
-      em,
-      `update organisations set plan_credits = plan_credits + ?, payg_credits = payg_credits + ?, updated_at = now() where id = ?`,
-      [row.plan_delta, row.payg_delta, row.organisation_id],
-    );
-    return true;
+  /** CreditLedger.refund in the caller's transaction. Returns whether a credit was given back. */
+  refund(em: EntityManager, analysisId: string): Promise<boolean> {
+    return ledger(em).refund(analysisId);
   }
 
   async balance(organisationId: string): Promise<Balance> {
-    return this.balanceIn(this.em, organisationId);
+    return ledger(this.em).balance(organisationId);
   }
 
-  private async balanceIn(em: EntityManager, organisationId: string): Promise<Balance> {
-    const rows = await sql<{ plan_credits: number; payg_credits: number }>(
-      em,
-      `select plan_credits, payg_credits from organisations where id = ?`,
-      [organisationId],
-    );
-    const row = rows[0];
-    if (!row) throw new Error(`organisation ${organisationId} does not exist`);
-    return { plan: row.plan_credits, payg: row.payg_credits, remaining: row.plan_credits + row.payg_credits };
+  /** Charges since `since` (a plan period's start) not refunded. */
+  usedSince(organisationId: string, since: Date): Promise<number> {
+    return ledger(this.em).usedSince(organisationId, since);
   }
 }

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { EventRepository } from './event.repository.js';
 
 const p = defineEntity.properties;
 
@@ -19,6 +20,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const Event = defineEntity({
   name: 'Event',
   tableName: 'events',
+  repository: () => EventRepository,
   properties: {
     id: p.string().primary(),
     organisationId: p.string(),

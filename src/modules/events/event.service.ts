@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
-import { newId } from '../../lib/ids.js';
-import type { EventType } from './event.entity.js';
+import { Event, type EventType } from './event.entity.js';
+import type { EventRepository } from './event.repository.js';
 
 export type RecordedEvent = { id: string; type: EventType; created: boolean };
 
@@ -20,30 +19,32 @@ export class EventService {
       analysisId?: string | null;
     },
   ): Promise<RecordedEvent> {
-    const rows = await sql<{ id: string; inserted: boolean }>(
-      em,
-      `insert into events (id, organisation_id, type, dedupe_key, data, analysis_id, created_at)
-       values (?, ?, ?, ?, ?::jsonb, ?, now())
-       on conflict (dedupe_key) do update set dedupe_key = excluded.dedupe_key
-       returning id, (xmax = 0) as inserted`,
-      [newId('event'), e.organisationId, e.type, e.dedupeKey, JSON.stringify(e.data), e.analysisId ?? null],
-    );
-    const row = rows[0]!;
+    const row = await em.getRepository<Event, EventRepository>(Event).insertOnce(e);
     return { id: row.id, type: e.type, created: row.inserted };
   }
 
   /** The outbox mark: the event's deliveries exist and their workflows were started (the relay skips it). */
   async markDispatched(em: EntityManager, eventId: string): Promise<void> {
-    await sql(em, `update events set dispatched_at = now() where id = ? and dispatched_at is null`, [eventId]);
+    await em.getRepository<Event, EventRepository>(Event).markDispatched(eventId);
   }
 
   /** Events committed but never dispatched before `before` (their process died in between), oldest first. */
   async undispatched(em: EntityManager, before: Date, limit: number): Promise<string[]> {
-    const rows = await sql<{ id: string }>(
-      em,
-      `select id from events where dispatched_at is null and created_at < ? order by id limit ?`,
-      [before, limit],
-    );
-    return rows.map((r) => r.id);
+    return em.getRepository<Event, EventRepository>(Event).undispatched(before, limit);
+  }
+
+  /** How many `task.updated` events the task has had, in the caller's transaction. */
+  taskUpdateCount(em: EntityManager, organisationId: string, taskId: string): Promise<number> {
+    return em.getRepository<Event, EventRepository>(Event).taskUpdateCount(organisationId, taskId);
+  }
+
+  /** The ids of the analysis' events. */
+  idsOfAnalysis(em: EntityManager, organisationId: string, analysisId: string): Promise<string[]> {
+    return em.getRepository<Event, EventRepository>(Event).idsOfAnalysis(organisationId, analysisId);
+  }
+
+  /** The id of the event of `dedupeKey`, if recorded (none or one), in the caller's transaction. */
+  idsByDedupeKey(em: EntityManager, dedupeKey: string): Promise<string[]> {
+    return em.getRepository<Event, EventRepository>(Event).idsByDedupeKey(dedupeKey);
   }
 }

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { IdempotencyKeyRepository } from './idempotency-key.repository.js';
 
 const p = defineEntity.properties;
 
@@ -10,6 +11,7 @@ const p = defineEntity.properties;
 export const IdempotencyKey = defineEntity({
   name: 'IdempotencyKey',
   tableName: 'idempotency_keys',
+  repository: () => IdempotencyKeyRepository,
   properties: {
     organisationId: p.string().primary(),
     apiKeyId: p.string().primary(),

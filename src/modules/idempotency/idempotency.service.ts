@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { AppError } from '../../lib/errors.js';
 import type { SecretBox } from '../../lib/secrets/index.js';
+import { IdempotencyKey } from './idempotency-key.entity.js';
+import type { IdempotencyKeyRepository } from './idempotency-key.repository.js';
 
-export const IDEMPOTENCY_TTL_HOURS = 24;
+export { IDEMPOTENCY_TTL_HOURS } from './idempotency-key.repository.js';
 const LOCK_MS = 5 * 60_000;
 
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; status: number; body: unknown };
@@ -35,11 +36,6 @@ export class IdempotencyLapsedError extends AppError {
   }
 }
 
-/** The claim's creation time in microseconds, as text: the same whatever the session's time zone. */
-const TOKEN = `(extract(epoch from created_at) * 1000000)::bigint::text`;
-const HELD = `organisation_id = ? and api_key_id = ? and key = ? and state = 'running' and ${TOKEN} = ?`;
-const heldParams = (c: HeldClaim) => [c.scope.organisationId, c.scope.apiKeyId, c.key, c.token];
-
 export function fingerprint(method: string, path: string, rawBody: string): string {
   return createHash('sha256').update(`${method}\n${path}\n${rawBody}`).digest('hex');
 }
@@ -57,32 +53,12 @@ export class IdempotencyService {
   ) {}
 
   async claim(scope: IdempotencyScope, key: string, print: string): Promise<Claim> {
-    const where = `organisation_id = ? and api_key_id = ? and key = ?`;
-    const params = [scope.organisationId, scope.apiKeyId, key];
+    const keys = this.em.getRepository<IdempotencyKey, IdempotencyKeyRepository>(IdempotencyKey);
     // An expired entry, or a running one whose process died, no longer counts.
-    await sql(
-      this.em,
-      `delete from idempotency_keys where ${where}
-         and (created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS} hours' or (state = 'running' and locked_until < now()))`,
-      params,
-    );
-    const inserted = await sql<{ token: string }>(
-      this.em,
-      `insert into idempotency_keys (organisation_id, api_key_id, key, fingerprint, state, created_at, locked_until)
-       values (?, ?, ?, ?, 'running', now(), ?) on conflict do nothing returning ${TOKEN} as token`,
-      [...params, print, new Date(Date.now() + LOCK_MS)],
-    );
-    if (inserted.length === 1) return { kind: 'claimed', token: inserted[0]!.token };
-    const [existing] = await sql<{
-      fingerprint: string;
-      state: string;
-      response_status: number | null;
-      response_sealed: string | null;
-    }>(
-      this.em,
-      `select fingerprint, state, response_status, response_sealed from idempotency_keys where ${where}`,
-      params,
-    );
+    await keys.deleteLapsed(scope, key);
+    const token = await keys.insertClaim(scope, key, print, new Date(Date.now() + LOCK_MS));
+    if (token !== undefined) return { kind: 'claimed', token };
+    const existing = await keys.findEntry(scope, key);
     if (!existing) return this.claim(scope, key, print);
     if (existing.fingerprint !== print) {
       throw new AppError(
@@ -104,28 +80,22 @@ export class IdempotencyService {
 
   /** Stores the answer of a claim still held (a lapsed one changes nothing). */
   async complete(claim: HeldClaim, status: number, body: unknown, em: EntityManager = this.em): Promise<void> {
-    await sql(
-      em,
-      `update idempotency_keys set state = 'completed', response_status = ?, response_sealed = ? where ${HELD}`,
-      [status, this.box().seal(JSON.stringify(body ?? null)), ...heldParams(claim)],
-    );
+    await em
+      .getRepository<IdempotencyKey, IdempotencyKeyRepository>(IdempotencyKey)
+      .complete(claim, status, this.box().seal(JSON.stringify(body ?? null)));
   }
 
   /** Inside the work's transaction, before the work: locks the claim; false if it lapsed. */
   async hold(em: EntityManager, claim: HeldClaim): Promise<boolean> {
-    return (await sql(em, `select 1 from idempotency_keys where ${HELD} for update`, heldParams(claim))).length === 1;
+    return em.getRepository<IdempotencyKey, IdempotencyKeyRepository>(IdempotencyKey).hold(claim);
   }
 
   /** 5xx answers are not stored: the key is released so a retry runs again. */
   async release(claim: HeldClaim): Promise<void> {
-    await sql(this.em, `delete from idempotency_keys where ${HELD}`, heldParams(claim));
+    await this.em.getRepository<IdempotencyKey, IdempotencyKeyRepository>(IdempotencyKey).release(claim);
   }
 
   async purgeExpired(): Promise<number> {
-    const rows = await sql<{ n: number }>(
-      this.em,
-      `with d as (delete from idempotency_keys where created_at < now() - interval '${IDEMPOTENCY_TTL_HOURS} hours' returning 1) select count(*)::int as n from d`,
-    );
-    return rows[0]?.n ?? 0;
+    return this.em.getRepository<IdempotencyKey, IdempotencyKeyRepository>(IdempotencyKey).purgeExpired();
   }
 }

@@ -1,11 +1,13 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { InventoryRepository } from './inventory.repository.js';
 
 const p = defineEntity.properties;
 
 export const InventoryItem = defineEntity({
   name: 'InventoryItem',
   tableName: 'inventory_items',
+  repository: () => InventoryRepository,
   properties: {
     ...tenantProperties,
     projectId: p.string().nullable().index(),

@@ -1,5 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import { escapeLike } from '../../db/like.js';
+import { sql } from '../../db/sql.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Page } from '../../lib/pagination.js';
 import type { InventoryItem } from './inventory-item.entity.js';
@@ -68,5 +69,19 @@ export class InventoryRepository extends TenantRepository<InventoryItem> {
       .merge([...UPSERT_COLUMNS, 'updated_at'])
       .returning(['id', 'sku', knex.raw('(xmax = 0) as inserted')]);
     return result;
+  }
+
+  /**
+   * The organisation's catalogue's version: its number of items, latest change and a sum of hashes
+   * of each item's id and change time (one aggregate over the organisation's rows).
+   */
+  async catalogueVersion(organisationId: string): Promise<string> {
+    const [{ version }] = (await sql<{ version: string }>(
+      this.getEntityManager(),
+      `select count(*) || ':' || coalesce(max(updated_at)::text, '') || ':' || coalesce(sum(hashtext(id || updated_at::text)), 0) as version
+         from inventory_items where organisation_id = ?`,
+      [organisationId],
+    )) as [{ version: string }];
+    return version;
   }
 }

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import type { ProjectService } from '../projects/project.service.js';
 import { InventoryItem } from './inventory-item.entity.js';
-import { InventoryRepository, type InventoryFilters } from './inventory.repository.js';
+import { type InventoryRepository, type InventoryFilters } from './inventory.repository.js';
 import type { CreateInventoryInput, UpdateInventoryInput } from './inventory.schemas.js';
 
 function toEntityData<T extends { expectedPrice?: number | null }>(input: T) {
@@ -21,7 +21,7 @@ export class InventoryService {
     private readonly em: EntityManager,
     private readonly projects: ProjectService,
   ) {
-    this.repo = new InventoryRepository(em, InventoryItem);
+    this.repo = em.getRepository<InventoryItem, InventoryRepository>(InventoryItem);
   }
 
   async create(organisationId: string, input: CreateInventoryInput): Promise<InventoryItem> {

@@ -1,5 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { UserRepository } from './member.repository.js';
+import { TenantRepository } from '../../db/tenant-repository.js';
 
 const p = defineEntity.properties;
 
@@ -10,6 +12,7 @@ export type MemberRole = (typeof MEMBER_ROLES)[number];
 export const User = defineEntity({
   name: 'User',
   tableName: 'users',
+  repository: () => UserRepository,
   properties: {
     ...tenantProperties,
     name: p.string(),
@@ -36,6 +39,7 @@ export type User = InferEntity<typeof User>;
 export const Invitation = defineEntity({
   name: 'Invitation',
   tableName: 'invitations',
+  repository: () => TenantRepository,
   properties: {
     ...tenantProperties,
     email: p.string(),

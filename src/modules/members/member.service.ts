@@ -1,22 +1,29 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
-import { sql } from '../../db/sql.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
+import { type TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { Invitation, User, type MemberRole } from './member.entity.js';
 import type { InviteInput, UpdateMemberInput } from './member.schemas.js';
+import type { UserRepository } from './member.repository.js';
+import { Organisation } from '../organisations/organisation.entity.js';
+import type { OrganisationRepository } from '../organisations/organisation.repository.js';
 
 const reportsToError = (message: string) =>
   new ValidationError(`Invalid body: reportsTo: ${message}`, [{ field: 'reportsTo', message }]);
 
 export class MemberService {
-  readonly repo: TenantRepository<User>;
+  readonly repo: UserRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new TenantRepository(em, User);
+    this.repo = em.getRepository<User, UserRepository>(User);
+  }
+
+  /** The memberships a sign-in with `email` tries (SessionService.signIn). */
+  signInCandidates(email: string, organisationId: string | null, limit: number) {
+    return this.repo.signInCandidates(email, organisationId, limit);
   }
 
   list(organisationId: string, filters: { role?: MemberRole; search?: string }, page: Page) {
@@ -63,7 +70,9 @@ export class MemberService {
 
   /** Pending invitations, newest first, a page at a time. */
   listInvitations(organisationId: string, page: Page) {
-    return new TenantRepository(this.em, Invitation).page(organisationId, { status: 'pending' }, page);
+    return this.em
+      .getRepository<Invitation, TenantRepository<Invitation>>(Invitation)
+      .page(organisationId, { status: 'pending' }, page);
   }
 
   pendingInvitations(organisationId: string) {
@@ -156,7 +165,7 @@ export class MemberService {
    */
   private underOwnerLock<T>(organisationId: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.em.fork().transactional(async (em) => {
-      await sql(em, `select 1 from organisations where id = ? for update`, [organisationId]);
+      await em.getRepository<Organisation, OrganisationRepository>(Organisation).lock(organisationId);
       return work(em);
     });
   }

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { OrderRepository } from './order.repository.js';
 
 const p = defineEntity.properties;
 
@@ -18,6 +19,7 @@ export const ORDER_SOURCE_TYPES = ['manual', 'analysis', 'alert'] as const;
 export const Order = defineEntity({
   name: 'Order',
   tableName: 'orders',
+  repository: () => OrderRepository,
   properties: {
     ...tenantProperties,
     orderNumber: p.string(),

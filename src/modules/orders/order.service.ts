@@ -1,8 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { containsPattern } from '../../db/like.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
-import { sql } from '../../db/sql.js';
 import {
   ConflictError,
   InvalidTransitionError,
@@ -19,6 +17,7 @@ import { Place } from '../places/place.entity.js';
 import { centsToString, lineAmounts, toScaled } from './money.js';
 import { ORDER_TRANSITIONS, Order, OrderLine, type OrderStatus } from './order.entity.js';
 import type { CreateOrderInput, UpdateOrderInput } from './order.schemas.js';
+import type { OrderRepository } from './order.repository.js';
 
 type LineInput = NonNullable<UpdateOrderInput['items']>[number];
 
@@ -26,10 +25,10 @@ type LineInput = NonNullable<UpdateOrderInput['items']>[number];
 const MAX_AMOUNT_CENTS = 10n ** 14n - 1n;
 
 export class OrderService {
-  readonly repo: TenantRepository<Order>;
+  readonly repo: OrderRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new TenantRepository(em, Order);
+    this.repo = em.getRepository<Order, OrderRepository>(Order);
   }
 
   /** Resolves inventory references and computes every amount; the client's totals are never trusted. */
@@ -117,12 +116,7 @@ export class OrderService {
     await this.checkStore(organisationId, input.storeId);
     await this.checkAccount(organisationId, input.accountId);
     return this.em.transactional(async (em) => {
-      const [counter] = await sql<{ last_number: number }>(
-        em,
-        `insert into order_counters (organisation_id, last_number) values (?, 1)
-         on conflict (organisation_id) do update set last_number = order_counters.last_number + 1 returning last_number`,
-        [organisationId],
-      );
+      const counter = await em.getRepository<Order, OrderRepository>(Order).nextNumber(organisationId);
       const id = newId('order');
       const built = await this.buildLines(em, organisationId, id, input.items, input.taxRate);
       const order = em.create(Order, {

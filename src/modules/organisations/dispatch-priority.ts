@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Priority } from '@temporalio/common';
-import { sql } from '../../db/sql.js';
 import type { PlanTier } from './organisation.entity.js';
 import { FAIRNESS_WEIGHTS } from './plans.js';
+import { Organisation } from './organisation.entity.js';
+import type { OrganisationRepository } from './organisation.repository.js';
 
 /**
  * Where a workflow's tasks queue (docs/decisions.md, "Fair dispatch across organisations"):
@@ -28,13 +29,11 @@ async function planOf(em: EntityManager, organisationId: string): Promise<PlanTi
   const now = Date.now();
   const cached = plans.get(organisationId);
   if (cached && cached.until > now) return cached.plan;
-  const [row] = await sql<{ plan: PlanTier }>(em.fork(), `select plan from organisations where id = ?`, [
-    organisationId,
-  ]);
-  if (!row) return undefined;
+  const plan = await em.fork().getRepository<Organisation, OrganisationRepository>(Organisation).planOf(organisationId);
+  if (!plan) return undefined;
   if (plans.size >= MAX_CACHED) plans.clear();
-  plans.set(organisationId, { plan: row.plan, until: now + PLAN_TTL_MS });
-  return row.plan;
+  plans.set(organisationId, { plan, until: now + PLAN_TTL_MS });
+  return plan;
 }
 
 /**

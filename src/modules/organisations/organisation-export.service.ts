@@ -1,7 +1,8 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { NotFoundError } from '../../lib/errors.js';
+import { Organisation } from './organisation.entity.js';
+import type { OrganisationRepository } from './organisation.repository.js';
 
 /**
  * One kind of record in an export: rows of `from` (alias `t`) belonging to the organisation by
@@ -85,8 +86,8 @@ export class OrganisationExportService {
   ): Promise<Record<string, number>> {
     return this.em.transactional(
       async (em) => {
-        const [org] = await sql(em, `select id from organisations where id = ?`, [organisationId]);
-        if (!org) throw new NotFoundError('organisation', organisationId);
+        if (!(await em.getRepository<Organisation, OrganisationRepository>(Organisation).exists(organisationId)))
+          throw new NotFoundError('organisation', organisationId);
         const counts: Record<string, number> = {};
         await write({
           type: 'export',
@@ -108,16 +109,11 @@ export class OrganisationExportService {
   }
 
   private async *rows(em: EntityManager, source: Source, organisationId: string) {
-    const keys = source.key.map((k, i) => `${k} as k${i}`).join(', ');
     let after: unknown[] | null = null;
     for (;;) {
-      const page: Record<string, unknown>[] = await sql(
-        em,
-        `select to_jsonb(t) as r, ${keys} from ${source.from}
-          where ${source.owner} = ? ${after ? `and (${source.key.join(', ')}) > (${source.key.map(() => '?').join(', ')})` : ''}
-          order by ${source.key.join(', ')} limit ${PAGE}`,
-        [organisationId, ...(after ?? [])],
-      );
+      const page = await em
+        .getRepository<Organisation, OrganisationRepository>(Organisation)
+        .exportPage(source, organisationId, after, PAGE);
       for (const row of page) {
         const data: Record<string, unknown> = {};
         for (const [column, value] of Object.entries(row.r as Record<string, unknown>))

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { OrganisationRepository } from './organisation.repository.js';
 
 const p = defineEntity.properties;
 
@@ -8,6 +9,7 @@ export type PlanTier = (typeof PLAN_TIERS)[number];
 export const Organisation = defineEntity({
   name: 'Organisation',
   tableName: 'organisations',
+  repository: () => OrganisationRepository,
   properties: {
     id: p.string().primary(),
     name: p.string(),

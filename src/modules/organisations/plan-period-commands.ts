@@ -1,6 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import {
   PLAN_PERIOD_WORKFLOW,
   planPeriodWorkflowId,
@@ -8,6 +7,8 @@ import {
 } from '../../temporal/contracts/plan-period.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
+import { Organisation } from './organisation.entity.js';
+import type { OrganisationRepository } from './organisation.repository.js';
 
 /**
  * Starts organisations' plan-period workflows. Creating an organisation needs no Temporal (the
@@ -37,7 +38,9 @@ export class PlanPeriodCommands {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       started = false;
     }
-    await sql(this.em, `update organisations set plan_workflow_ensured_at = now() where id = ?`, [organisationId]);
+    await this.em
+      .getRepository<Organisation, OrganisationRepository>(Organisation)
+      .markPlanWorkflowEnsured(organisationId);
     return started;
   }
 
@@ -55,13 +58,6 @@ export class PlanPeriodCommands {
    */
   async due(graceMs: number): Promise<string[]> {
     const before = new Date(Date.now() - graceMs);
-    const rows = await sql<{ id: string }>(
-      this.em,
-      `(select id from organisations where plan_workflow_ensured_at is null and created_at < ? order by created_at limit 100)
-       union
-       (select id from organisations where period_end < ? and plan_workflow_ensured_at < ? order by period_end limit 100)`,
-      [before, before, before],
-    );
-    return rows.map((r) => r.id);
+    return this.em.getRepository<Organisation, OrganisationRepository>(Organisation).planWorkflowsDue(before);
   }
 }

@@ -1,17 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
-import { newId } from '../../lib/ids.js';
 import { CreditEntry } from '../credits/credit-entry.entity.js';
+import type { CreditLedger } from '../credits/credit-ledger.repository.js';
 import { periodEndAfter } from './plan-period.js';
 import type { PlanPeriod, PlanRenewal } from '../../temporal/contracts/plan-period.js';
-
-type OrgPeriodRow = {
-  plan_credits: number;
-  monthly_credits: number;
-  period_start: Date;
-  period_end: Date;
-  created_at: Date;
-};
+import { Organisation } from './organisation.entity.js';
+import type { OrganisationRepository } from './organisation.repository.js';
 
 /**
  * Plan periods (decisions.md, Plan periods): at each period end unused plan credits expire and the
@@ -32,11 +25,7 @@ export class PlanPeriodService {
   }
 
   async current(organisationId: string): Promise<PlanPeriod | null> {
-    const [row] = await sql<Pick<OrgPeriodRow, 'period_start' | 'period_end'>>(
-      this.em,
-      `select period_start, period_end from organisations where id = ?`,
-      [organisationId],
-    );
+    const row = await this.em.getRepository<Organisation, OrganisationRepository>(Organisation).period(organisationId);
     return row ? period(row) : null;
   }
 
@@ -51,12 +40,9 @@ export class PlanPeriodService {
    */
   async renew(organisationId: string, periodEnd: string): Promise<PlanRenewal | null> {
     return this.em.transactional(async (em) => {
-      const [org] = await sql<OrgPeriodRow>(
-        em,
-        `select plan_credits, monthly_credits, period_start, period_end, created_at
-           from organisations where id = ? for update`,
-        [organisationId],
-      );
+      const org = await em
+        .getRepository<Organisation, OrganisationRepository>(Organisation)
+        .lockForRenewal(organisationId);
       if (!org) return null;
       if (new Date(org.period_end).getTime() !== Date.parse(periodEnd))
         return { ...period(org), renewed: false, expired: 0, granted: 0 };
@@ -64,29 +50,10 @@ export class PlanPeriodService {
       const end = periodEndAfter(start, new Date(org.created_at).getUTCDate(), this.periodMs);
       const expired = Math.max(0, org.plan_credits);
       const granted = org.monthly_credits;
-      await sql(
-        em,
-        `update organisations set plan_credits = ?, period_start = ?, period_end = ?, updated_at = now() where id = ?`,
-        [granted, start, end, organisationId],
-      );
-      if (expired > 0)
-        em.create(CreditEntry, {
-          id: newId('creditEntry'),
-          organisationId,
-          planDelta: -expired,
-          reason: 'plan_expiry',
-          periodStart: start,
-          note: 'unused plan credits expired at the period end',
-        });
-      em.create(CreditEntry, {
-        id: newId('creditEntry'),
-        organisationId,
-        planDelta: granted,
-        reason: 'plan_allocation',
-        periodStart: start,
-        note: 'plan period renewal',
-      });
-      await em.flush();
+      // The credits move on the ledger (credit-ledger.repository.ts), in this transaction, under this lock.
+      await em
+        .getRepository<CreditEntry, CreditLedger>(CreditEntry)
+        .renewPlanPeriod(organisationId, { start, end, expired, granted });
       return { periodStart: start.toISOString(), periodEnd: end.toISOString(), renewed: true, expired, granted };
     });
   }

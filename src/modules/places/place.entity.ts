@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { PlaceRepository } from './place.repository.js';
 
 const p = defineEntity.properties;
 
@@ -8,6 +9,7 @@ export type GeoPoint = { lat: number; lng: number };
 export const Place = defineEntity({
   name: 'Place',
   tableName: 'places',
+  repository: () => PlaceRepository,
   properties: {
     ...tenantProperties,
     projectId: p.string().nullable().index(),

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import type { ProjectService } from '../projects/project.service.js';
 import { Place } from './place.entity.js';
-import { PlaceRepository, type PlaceFilters } from './place.repository.js';
+import { type PlaceRepository, type PlaceFilters } from './place.repository.js';
 import type { CreatePlaceInput, UpdatePlaceInput } from './place.schemas.js';
 
 export class PlaceService {
@@ -14,7 +14,7 @@ export class PlaceService {
     private readonly em: EntityManager,
     private readonly projects: ProjectService,
   ) {
-    this.repo = new PlaceRepository(em, Place);
+    this.repo = em.getRepository<Place, PlaceRepository>(Place);
   }
 
   async create(organisationId: string, input: CreatePlaceInput): Promise<Place> {

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { ProductRepository } from './product.repository.js';
 
 const p = defineEntity.properties;
 
@@ -11,6 +12,7 @@ export const MATCH_STATUSES = ['matched', 'probable', 'unmatched'] as const;
 export const Product = defineEntity({
   name: 'Product',
   tableName: 'products',
+  repository: () => ProductRepository,
   properties: {
     id: p.string().primary(),
     organisationId: p.string(),

@@ -1,11 +1,13 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { ProjectRepository } from './project.repository.js';
 
 const p = defineEntity.properties;
 
 export const Project = defineEntity({
   name: 'Project',
   tableName: 'projects',
+  repository: () => ProjectRepository,
   properties: {
     ...tenantProperties,
     name: p.string(),

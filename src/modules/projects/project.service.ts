@@ -3,14 +3,14 @@ import { invalidReferences, unknownReference } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
 import { Project } from './project.entity.js';
-import { ProjectRepository } from './project.repository.js';
+import { type ProjectRepository } from './project.repository.js';
 import type { CreateProjectInput } from './project.schemas.js';
 
 export class ProjectService {
   private readonly repo: ProjectRepository;
 
   constructor(private readonly em: EntityManager) {
-    this.repo = new ProjectRepository(em, Project);
+    this.repo = em.getRepository<Project, ProjectRepository>(Project);
   }
 
   async create(organisationId: string, input: CreateProjectInput): Promise<Project> {

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { RateLimitRepository } from './rate-limit.repository.js';
 
 const p = defineEntity.properties;
 
@@ -12,6 +13,7 @@ const p = defineEntity.properties;
 export const RateLimitWindow = defineEntity({
   name: 'RateLimitWindow',
   tableName: 'rate_limit_windows',
+  repository: () => RateLimitRepository,
   properties: {
     bucket: p.string().primary().columnType('text'),
     seconds: p.string().columnType('bigint[]'),

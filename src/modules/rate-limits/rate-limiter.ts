@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import type { RedisWindows } from './redis-windows.js';
+import { RateLimitWindow } from './rate-limit.entity.js';
+import type { RateLimitRepository } from './rate-limit.repository.js';
 
 export const WINDOW_MS = 60_000;
 
@@ -52,7 +53,9 @@ export class RateLimiter {
   private async take(bucket: string, limit: number, weight: number, take: boolean): Promise<RateLimitResult> {
     const inRedis = this.redis ? await this.redis().tryTake(bucket, limit, weight, take) : null;
     if (inRedis) return toResult(limit, inRedis);
-    const [row] = await sql<Row>(this.em, `select * from rate_limit_take(?, ?, ?, ?)`, [bucket, limit, weight, take]);
+    const row = await this.em
+      .getRepository<RateLimitWindow, RateLimitRepository>(RateLimitWindow)
+      .take(bucket, limit, weight, take);
     return toResult(limit, row!);
   }
 
@@ -73,10 +76,6 @@ export class RateLimiter {
 
   /** Buckets idle for two windows are dropped (Redis expires its own; the table's also hold Redis's outages). */
   async purgeExpired(): Promise<number> {
-    const rows = await sql<{ n: number }>(
-      this.em,
-      `with d as (delete from rate_limit_windows where touched_at < extract(epoch from clock_timestamp()) - 120 returning 1) select count(*)::int as n from d`,
-    );
-    return rows[0]?.n ?? 0;
+    return this.em.getRepository<RateLimitWindow, RateLimitRepository>(RateLimitWindow).purgeExpired();
   }
 }

@@ -1,6 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import type { ShareOfShelfQuery, StorePerformanceQuery } from './report.schemas.js';
+import { Product } from '../products/product.entity.js';
+import type { ProductRepository } from '../products/product.repository.js';
+import { Task } from '../tasks/task.entity.js';
+import type { TaskRepository } from '../tasks/task.repository.js';
 
 /**
  * Shares rounded to one decimal that still sum to 100: largest-remainder rounding, so the table a
@@ -32,38 +35,9 @@ export class ReportService {
 
   async shareOfShelf(organisationId: string, q: ShareOfShelfQuery) {
     const { periodStart, periodEnd, periodDays } = this.period(q.days);
-    const where = ['p.organisation_id = ?', 'p.created_at >= ?', 'p.created_at < ?'];
-    const params: unknown[] = [organisationId, periodStart, periodEnd];
-    const needsPlace = !!(q.projectId || q.countries?.length || q.channels?.length);
-    // One placeholder per value: the driver expands array bindings itself.
-    const oneOf = (column: string, values: string[]) => {
-      where.push(`${column} in (${values.map(() => '?').join(', ')})`);
-      params.push(...values);
-    };
-    if (q.brands?.length)
-      oneOf(
-        `lower(coalesce(p.brand, 'Unknown'))`,
-        q.brands.map((b) => b.toLowerCase()),
-      );
-    if (q.categories?.length) oneOf('p.category', q.categories);
-    if (q.countries?.length)
-      oneOf(
-        'pl.country_code',
-        q.countries.map((c) => c.toUpperCase()),
-      );
-    if (q.channels?.length) oneOf('pl.channel', q.channels);
-    if (q.projectId) {
-      where.push('pl.project_id = ?');
-      params.push(q.projectId);
-    }
-    const rows = await sql<{ brand: string; units: number; product_count: number }>(
-      this.em,
-      `select coalesce(p.brand, 'Unknown') as brand, sum(p.units)::int as units, count(*)::int as product_count
-         from products p ${needsPlace ? 'join places pl on pl.id = p.place_id' : ''}
-        where ${where.join(' and ')}
-        group by 1 order by 2 desc, 1`,
-      params,
-    );
+    const rows = await this.em
+      .getRepository<Product, ProductRepository>(Product)
+      .brandUnits(organisationId, periodStart, periodEnd, q);
     const shares = roundShares(rows.map((r) => r.units));
     return {
       brands: rows.map((r, i) => ({
@@ -81,33 +55,9 @@ export class ReportService {
 
   async storePerformance(organisationId: string, q: StorePerformanceQuery) {
     const { periodStart, periodEnd, periodDays } = this.period(q.days);
-    const where = ['t.organisation_id = ?', 't.created_at >= ?', 't.created_at < ?', 't.place_id is not null'];
-    const params: unknown[] = [organisationId, periodStart, periodEnd];
-    if (q.placeId) {
-      where.push('t.place_id = ?');
-      params.push(q.placeId);
-    }
-    if (q.projectId) {
-      // The task's own project: a store's tasks may belong to several projects.
-      where.push('t.project_id = ?');
-      params.push(q.projectId);
-    }
-    const rows = await sql<{
-      place_id: string;
-      place_name: string;
-      task_count: number;
-      completed: number;
-      avg_score: string | null;
-    }>(
-      this.em,
-      `select t.place_id, pl.title as place_name, count(*)::int as task_count,
-              count(*) filter (where t.status = 'completed')::int as completed,
-              round(avg(t.compliance_score), 1) as avg_score
-         from tasks t join places pl on pl.id = t.place_id
-        where ${where.join(' and ')}
-        group by t.place_id, pl.title order by pl.title, t.place_id`,
-      params,
-    );
+    const rows = await this.em
+      .getRepository<Task, TaskRepository>(Task)
+      .storePerformance(organisationId, periodStart, periodEnd, q);
     return {
       stores: rows.map((r) => ({
         placeId: r.place_id,

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { SessionRepository } from './session.repository.js';
 
 const p = defineEntity.properties;
 
@@ -11,6 +12,7 @@ const p = defineEntity.properties;
 export const Session = defineEntity({
   name: 'Session',
   tableName: 'sessions',
+  repository: () => SessionRepository,
   properties: {
     ...tenantProperties,
     userId: p.string(),

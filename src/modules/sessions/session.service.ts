@@ -1,7 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import {
   ConflictError,
   InvalidCredentialsError,
@@ -20,6 +19,7 @@ import { Organisation, type PlanTier } from '../organisations/organisation.entit
 import type { RateLimiter } from '../rate-limits/rate-limiter.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { MemberLink, Session, type MemberLinkKind } from './session.entity.js';
+import type { SessionRepository } from './session.repository.js';
 
 export type SessionSettings = {
   /** A session unused this long ends. */
@@ -136,12 +136,7 @@ export class SessionService {
     await this.assertAddressBudget(client);
     const account = await this.limiter.check(`signin:${email}`, this.settings.signInFailuresPerMinute);
     if (!account.allowed) throw new RateLimitedError(account, 'failed sign-ins a minute for this account');
-    const candidates = await sql<{ id: string; organisation_id: string; password_hash: string | null }>(
-      this.em,
-      `select u.id, u.organisation_id, u.password_hash from users u
-        where u.email = ? and (?::text is null or u.organisation_id = ?) order by u.id limit ?`,
-      [email, input.organisationId ?? null, input.organisationId ?? null, MAX_SIGN_IN_CANDIDATES],
-    );
+    const candidates = await this.members.signInCandidates(email, input.organisationId ?? null, MAX_SIGN_IN_CANDIDATES);
     const withPassword = candidates.filter((c) => c.password_hash);
     const matches: typeof candidates = [];
     if (withPassword.length === 0) await verifyPassword(null, input.password);
@@ -166,11 +161,9 @@ export class SessionService {
   private async start(em: EntityManager, user: User, client: ClientInfo): Promise<SignedIn> {
     const token = newToken();
     const now = new Date();
-    await sql(
-      em,
-      `delete from sessions where user_id = ? and (expires_at <= now() or last_seen_at <= now() - make_interval(secs => ?))`,
-      [user.id, this.settings.idleTimeoutMs / 1000],
-    );
+    await em
+      .getRepository<Session, SessionRepository>(Session)
+      .deleteEndedOf(user.id, this.settings.idleTimeoutMs / 1000);
     const session = em.create(Session, {
       id: newId('session'),
       organisationId: user.organisationId,
@@ -191,27 +184,9 @@ export class SessionService {
    * its absolute end, its member still a member), marked as seen now: one statement a request.
    */
   async authenticate(token: string): Promise<SessionOwner | null> {
-    const [row] = await sql<{
-      id: string;
-      user_id: string;
-      organisation_id: string;
-      expires_at: Date | string;
-      member_role: MemberRole;
-      plan: PlanTier;
-      custom_limits: SessionOwner['customLimits'];
-    }>(
-      this.em,
-      `with s as (
-         update sessions set last_seen_at = now()
-          where token_hash = ? and expires_at > now() and last_seen_at > now() - make_interval(secs => ?)
-         returning id, user_id, organisation_id, expires_at
-       )
-       select s.id, s.user_id, s.organisation_id, s.expires_at, u.role as member_role, o.plan, o.custom_limits
-         from s
-         join users u on u.id = s.user_id and u.organisation_id = s.organisation_id
-         join organisations o on o.id = s.organisation_id`,
-      [sha256(token), this.settings.idleTimeoutMs / 1000],
-    );
+    const row = await this.em
+      .getRepository<Session, SessionRepository>(Session)
+      .touch(sha256(token), this.settings.idleTimeoutMs / 1000);
     if (!row) return null;
     return {
       sessionId: row.id,
@@ -456,12 +431,6 @@ export class SessionService {
 
   /** Sessions that have ended, deleted (the worker's housekeeping); the number deleted. */
   async purgeEnded(): Promise<number> {
-    const rows = await sql<{ n: number }>(
-      this.em,
-      `with d as (delete from sessions where expires_at <= now() or last_seen_at <= now() - make_interval(secs => ?) returning 1)
-       select count(*)::int as n from d`,
-      [this.settings.idleTimeoutMs / 1000],
-    );
-    return rows[0]?.n ?? 0;
+    return this.em.getRepository<Session, SessionRepository>(Session).purgeEnded(this.settings.idleTimeoutMs / 1000);
   }
 }

@@ -5,10 +5,12 @@ const p = defineEntity.properties;
 
 export { TASK_STATUSES, TASK_TRANSITIONS, type TaskStatus } from './task-transitions.js';
 import { TASK_STATUSES } from './task-transitions.js';
+import { TaskRepository } from './task.repository.js';
 
 export const Task = defineEntity({
   name: 'Task',
   tableName: 'tasks',
+  repository: () => TaskRepository,
   properties: {
     ...tenantProperties,
     projectId: p.string().nullable(),

@@ -1,7 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { TenantRepository } from '../../db/tenant-repository.js';
-import { sql } from '../../db/sql.js';
 import {
   InvalidTransitionError,
   NotFoundError,
@@ -23,13 +21,14 @@ import { complianceGrade, complianceScore } from './compliance.js';
 import { Task } from './task.entity.js';
 import { serializeTask, type CreateTaskInput, type TaskDetail, type UpdateTaskInput } from './task.schemas.js';
 import type { TaskChange, TaskChangeResult } from '../../temporal/contracts/task.js';
+import type { TaskRepository } from './task.repository.js';
 
 export type TaskPolicy = { lowComplianceGrade: 'A' | 'B' | 'C' | 'D'; priceMismatchShare: number };
 
 const GRADE_ORDER = ['F', 'D', 'C', 'B', 'A'];
 
 export class TaskService {
-  readonly repo: TenantRepository<Task>;
+  readonly repo: TaskRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -38,7 +37,7 @@ export class TaskService {
     private readonly alerts: AlertService,
     private readonly policy: TaskPolicy,
   ) {
-    this.repo = new TenantRepository(em, Task);
+    this.repo = em.getRepository<Task, TaskRepository>(Task);
   }
 
   private async placeName(em: EntityManager, placeId: string | null | undefined): Promise<string | null> {
@@ -206,13 +205,7 @@ export class TaskService {
       await em.flush();
       const eventIds: string[] = [];
       if (updated.length > 0) {
-        const sequence = (
-          await sql<{ n: number }>(
-            em,
-            `select count(*)::int as n from events where organisation_id = ? and type = 'task.updated' and data->>'taskId' = ?`,
-            [task.organisationId, task.id],
-          )
-        )[0]!.n;
+        const sequence = await this.events.taskUpdateCount(em, task.organisationId, task.id);
         const e = await this.events.record(em, {
           organisationId: task.organisationId,
           type: 'task.updated',
@@ -370,8 +363,6 @@ export class TaskService {
   }
 
   async markWorkflowStarted(taskId: string): Promise<void> {
-    await sql(this.em, `update tasks set workflow_started_at = now() where id = ? and workflow_started_at is null`, [
-      taskId,
-    ]);
+    await this.repo.markWorkflowStarted(taskId);
   }
 }

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
 import { idAt } from '../../lib/ids.js';
 import type { CreditService } from '../credits/credit.service.js';
 import { Organisation } from '../organisations/organisation.entity.js';
 import { limitsFor, type RateLimitCategory } from '../organisations/plans.js';
 import type { RateLimiter } from '../rate-limits/rate-limiter.js';
+import { Analysis } from '../analyses/analysis.entity.js';
+import type { AnalysisRepository } from '../analyses/analysis.repository.js';
 
 export class UsageService {
   constructor(
@@ -22,14 +23,7 @@ export class UsageService {
     // Charges of this period not refunded. A charge of the period before refunded in this one counts
     // in neither: it was taken before the renewal and settled after (a plan credit is not given back
     // then: it expired with its period, CreditService.refund).
-    const [used] = await sql<{ used: number }>(
-      this.em,
-      `select count(*) filter (where r.id is null)::int as used
-         from credit_entries c
-         left join credit_entries r on r.analysis_id = c.analysis_id and r.attempt = c.attempt and r.reason = 'refund'
-        where c.organisation_id = ? and c.reason = 'analysis' and c.created_at >= ?`,
-      [organisationId, periodStart],
-    );
+    const used = await this.credits.usedSince(organisationId, periodStart);
     const rateLimits = {} as Record<RateLimitCategory, { limit: number; remaining: number; resetAt: string }>;
     for (const category of ['analyses', 'reads', 'writes'] as const) {
       const w = await this.limiter.peek(`key:${actorId}:${category}`, limits.rateLimits[category]);
@@ -45,7 +39,7 @@ export class UsageService {
       maxBatchSize: Math.min(limits.maxBatchSize, limits.rateLimits.analyses),
       credits: {
         remaining: balance.remaining,
-        usedThisPeriod: used?.used ?? 0,
+        usedThisPeriod: used,
         plan: balance.plan,
         payg: balance.payg,
       },
@@ -68,15 +62,9 @@ export class UsageService {
     const now = new Date();
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     const from = new Date(today - (days - 1) * 86_400_000);
-    const rows = await sql<{ day: string; submitted: number; completed: number; failed: number; processing: number }>(
-      this.em,
-      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as submitted,
-              count(*) filter (where status = 'completed')::int as completed,
-              count(*) filter (where status = 'failed')::int as failed,
-              count(*) filter (where status = 'processing')::int as processing
-         from analyses where organisation_id = ? and id >= ? group by 1`,
-      [organisationId, idAt('analysis', from)],
-    );
+    const rows = await this.em
+      .getRepository<Analysis, AnalysisRepository>(Analysis)
+      .dailyCounts(organisationId, idAt('analysis', from));
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const series = Array.from({ length: days }, (_, i) => {
       const date = new Date(from.getTime() + i * 86_400_000).toISOString().slice(0, 10);

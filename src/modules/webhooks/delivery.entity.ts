@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
+import { DeliveryRepository } from './delivery.repository.js';
 
 const p = defineEntity.properties;
 
@@ -13,6 +14,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const Delivery = defineEntity({
   name: 'Delivery',
   tableName: 'deliveries',
+  repository: () => DeliveryRepository,
   properties: {
     ...tenantProperties,
     eventId: p.string(),

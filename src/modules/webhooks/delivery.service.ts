@@ -1,8 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SealedString } from '../../db/sealed-string-type.js';
-import { sql } from '../../db/sql.js';
 import { refusedData } from '../../db/refused-data.js';
-import { newId } from '../../lib/ids.js';
 import { storableText } from '../../lib/text.js';
 import type { Logger } from '../../lib/logger.js';
 import { publicOutboundError } from '../../lib/outbound/public-error.js';
@@ -12,6 +10,9 @@ import { Delivery } from './delivery.entity.js';
 import { signatureHeader } from './signature.js';
 import type { AttemptOutcome } from '../../temporal/contracts/delivery.js';
 import { metrics, statusClass } from '../../lib/metrics.js';
+import type { DeliveryRepository } from './delivery.repository.js';
+import { Webhook } from './webhook.entity.js';
+import type { WebhookRepository } from './webhook.repository.js';
 
 export const USER_AGENT = 'Service-Webhooks/1.0';
 const EXCERPT_BYTES = 2048;
@@ -77,36 +78,9 @@ async function recordPersistently<T>(
   }
 }
 
-/** What an attempt's one claiming statement reads (attemptOnce). */
-type Claim = {
-  attempt_count: number;
-  webhook_id: string | null;
-  url: string | null;
-  event_type: string | null;
-  event_data: unknown;
-  event_created_at: Date | string | null;
-  webhook_status: string | null;
-  webhook_url: string | null;
-  secret: string | null;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | string | null;
-  callback_secret: string | null;
-};
-
 /** A secret column read by SQL rather than through its entity: opened as the entity would (SealedString). */
 const sealed = new SealedString();
 const opened = (value: string | null): string | null => sealed.convertToJSValue(value);
-
-/** An attempt's row; idempotent, so recording it again (recordPersistently) changes nothing. */
-const RECORD_ATTEMPT = `insert into delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error, response_excerpt, succeeded)
-  values (?, ?, ?, ?, ?, ?, ?, ?)
-  on conflict (delivery_id, attempt) do update set started_at = excluded.started_at, duration_ms = excluded.duration_ms,
-    status_code = excluded.status_code, error = excluded.error, response_excerpt = excluded.response_excerpt,
-    succeeded = excluded.succeeded`;
-
-/** A delivery finished: its status, its last status code (kept if none), no further attempt. */
-const FINISH = `update deliveries set status = ?, last_status_code = coalesce(?, last_status_code), next_attempt_at = null,
-  completed_at = now(), updated_at = now() where id = ?`;
 
 export class DeliveryService {
   constructor(
@@ -124,55 +98,15 @@ export class DeliveryService {
     // one commit, and its conflict target makes a repeat or a racing dispatcher a no-op), then the
     // deliveries read back in a fresh snapshot, which sees a racing dispatcher's rows too. It was a
     // transaction of six or more round trips, on the path every analysis.completed webhook waits on.
-    const targets = await sql<{
-      organisation_id: string;
-      type: string;
-      target: string | null;
-      url: string | null;
-      webhook_id: string | null;
-      analysis_id: string | null;
-    }>(
-      this.em,
-      `select e.organisation_id, e.type, t.target, t.url, t.webhook_id, t.analysis_id
-         from events e
-         left join lateral (
-           select 'webhook:' || w.id as target, w.url, w.id as webhook_id, null::varchar as analysis_id
-             from webhooks w
-            where w.organisation_id = e.organisation_id and w.status = 'active'
-              and ${onlyWebhookId ? 'w.id = ?' : `(w.events @> '["*"]'::jsonb or w.events @> jsonb_build_array(e.type))`}
-           union all
-           select 'callback', a.callback_url, null, a.id
-             from analyses a
-            where ? and a.id = e.analysis_id and a.callback_url is not null and a.callback_secret is not null
-         ) t on true
-        where e.id = ?`,
-      [...(onlyWebhookId ? [onlyWebhookId] : []), !onlyWebhookId, eventId],
-    );
+    const targets = await this.em
+      .getRepository<Delivery, DeliveryRepository>(Delivery)
+      .fanOutTargets(eventId, onlyWebhookId);
     const event = targets[0];
     if (!event) throw new Error(`event ${eventId} not found`);
     const rows = targets.filter((t) => t.target !== null);
     if (rows.length > 0)
-      await sql(
-        this.em,
-        `insert into deliveries (id, organisation_id, event_id, event_type, webhook_id, analysis_id, target, url, status, attempt_count, created_at, updated_at)
-         values ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now())").join(', ')}
-         on conflict (event_id, target) do nothing`,
-        rows.flatMap((t) => [
-          newId('delivery'),
-          event.organisation_id,
-          eventId,
-          event.type,
-          t.webhook_id,
-          t.analysis_id,
-          t.target,
-          t.url,
-        ]),
-      );
-    const found = await sql<{ id: string; organisation_id: string; webhook_id: string | null; event_type: string }>(
-      this.em,
-      `select id, organisation_id, webhook_id, event_type from deliveries where event_id = ? ${onlyWebhookId ? 'and webhook_id = ?' : ''} order by id`,
-      onlyWebhookId ? [eventId, onlyWebhookId] : [eventId],
-    );
+      await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).insertPending(event, eventId, rows);
+    const found = await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).ofEvent(eventId, onlyWebhookId);
     return found.map((r) => ({
       id: r.id,
       organisationId: r.organisation_id,
@@ -215,23 +149,7 @@ export class DeliveryService {
     // a pending delivery is claimed. A finished one means this is a retry of an attempt that
     // recorded its outcome but could not report it (the Temporal server restarted, or the worker
     // died, just after): POSTing again would repeat a delivery already acknowledged.
-    const [claim] = await sql<Claim>(
-      em,
-      `with claimed as (
-         update deliveries set attempt_count = attempt_count + 1, updated_at = now()
-          where id = ? and status = 'pending'
-         returning attempt_count, webhook_id, analysis_id, url, event_id
-       )
-       select c.attempt_count, c.webhook_id, c.url,
-              e.type as event_type, e.data as event_data, e.created_at as event_created_at,
-              w.status as webhook_status, w.url as webhook_url,
-              w.secret, w.previous_secret, w.previous_secret_expires_at, a.callback_secret
-         from claimed c
-         left join events e on e.id = c.event_id
-         left join webhooks w on w.id = c.webhook_id
-         left join analyses a on a.id = c.analysis_id and c.webhook_id is null`,
-      [deliveryId],
-    );
+    const claim = await em.getRepository<Delivery, DeliveryRepository>(Delivery).claimAttempt(deliveryId);
     if (!claim) return ALREADY_FINISHED;
     const attempt = claim.attempt_count;
     if (claim.webhook_id && claim.webhook_status !== 'active') {
@@ -303,27 +221,19 @@ export class DeliveryService {
       if (ok) {
         // The common case in one statement, so one commit: the attempt, the delivery finished, the
         // endpoint's failing run (if any) ended.
-        await sql(
-          em,
-          `with attempt as (${RECORD_ATTEMPT}),
-                finished as (${FINISH} returning id)
-           update webhooks set failing_since = null where id = ? and failing_since is not null`,
-          [...row, 'succeeded', status, deliveryId, webhookId],
-        );
+        await em
+          .getRepository<Delivery, DeliveryRepository>(Delivery)
+          .recordSuccess(deliveryId, row, status!, webhookId);
         return { outcome: 'succeeded', attempt, status: status! };
       }
-      await sql(em, RECORD_ATTEMPT, row);
+      await em.getRepository<Delivery, DeliveryRepository>(Delivery).recordAttempt(row);
       if (status === 410) {
         await this.finish(deliveryId, 'failed', status);
         if (webhookId) await this.disable(webhookId, 'endpoint answered 410 Gone');
         return { outcome: 'gone', attempt, status };
       }
       if (webhookId) {
-        const [failing] = await sql<{ failing_since: Date }>(
-          em,
-          `update webhooks set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
-          [webhookId],
-        );
+        const failing = await em.getRepository<Webhook, WebhookRepository>(Webhook).markFailing(webhookId);
         if (failing && Date.now() - new Date(failing.failing_since).getTime() >= opts.disableAfterMs) {
           await this.finish(deliveryId, 'failed', status);
           await this.disable(webhookId, 'every delivery failed for 5 days');
@@ -335,26 +245,20 @@ export class DeliveryService {
         return { outcome: 'abandoned', attempt, status };
       }
       const wait = Math.max(nextDelayMs, retryAfter ?? 0);
-      await sql(
-        em,
-        `update deliveries set last_status_code = ?, next_attempt_at = ?, updated_at = now() where id = ?`,
-        [status, new Date(Date.now() + wait), deliveryId],
-      );
+      await em
+        .getRepository<Delivery, DeliveryRepository>(Delivery)
+        .scheduleRetry(deliveryId, status, new Date(Date.now() + wait));
       return { outcome: 'retry', attempt, status, retryAfterMs: retryAfter };
     });
   }
 
   private async finish(deliveryId: string, status: 'succeeded' | 'failed', code: number | null) {
-    await sql(this.em, FINISH, [status, code, deliveryId]);
+    await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).finish(deliveryId, status, code);
   }
 
   private async disable(webhookId: string, reason: string) {
     await this.em.transactional(async (em) => {
-      const [row] = await sql<{ organisation_id: string; url: string }>(
-        em,
-        `update webhooks set status = 'disabled', disabled_reason = ?, updated_at = now() where id = ? and status = 'active' returning organisation_id, url`,
-        [reason, webhookId],
-      );
+      const row = await em.getRepository<Webhook, WebhookRepository>(Webhook).disable(webhookId, reason);
       if (!row) return;
       // Alerts are read with the read role, an endpoint's URL only with admin (it often carries a
       // token in its path or query): the alert names the endpoint by id and host, nothing more.

@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { tenantProperties } from '../../db/base-properties.js';
 import { SealedString } from '../../db/sealed-string-type.js';
+import { WebhookRepository } from './webhook.repository.js';
 
 const p = defineEntity.properties;
 
@@ -9,6 +10,7 @@ export const WEBHOOK_STATUSES = ['active', 'disabled'] as const;
 export const Webhook = defineEntity({
   name: 'Webhook',
   tableName: 'webhooks',
+  repository: () => WebhookRepository,
   properties: {
     ...tenantProperties,
     url: p.text(),

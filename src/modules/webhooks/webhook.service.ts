@@ -1,6 +1,4 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { sql } from '../../db/sql.js';
-import { TenantRepository } from '../../db/tenant-repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
@@ -10,6 +8,10 @@ import type { DeliveryService } from './delivery.service.js';
 import { generateWebhookSecret } from './signature.js';
 import { Webhook } from './webhook.entity.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './webhook.schemas.js';
+import type { WebhookRepository } from './webhook.repository.js';
+import type { DeliveryRepository } from './delivery.repository.js';
+import { Analysis } from '../analyses/analysis.entity.js';
+import type { AnalysisRepository } from '../analyses/analysis.repository.js';
 
 const ROTATION_GRACE_MS = 24 * 3600 * 1000;
 /** The most deliveries listed for one analysis (GET /analyses/{id}/deliveries). */
@@ -32,8 +34,8 @@ export type RedeliveryCandidate = {
 };
 
 export class WebhookService {
-  private readonly repo: TenantRepository<Webhook>;
-  private readonly deliveryRepo: TenantRepository<Delivery>;
+  private readonly repo: WebhookRepository;
+  private readonly deliveryRepo: DeliveryRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -41,8 +43,8 @@ export class WebhookService {
     private readonly deliveries: DeliveryService,
     private readonly allowInsecureUrls: boolean,
   ) {
-    this.repo = new TenantRepository(em, Webhook);
-    this.deliveryRepo = new TenantRepository(em, Delivery);
+    this.repo = em.getRepository<Webhook, WebhookRepository>(Webhook);
+    this.deliveryRepo = em.getRepository<Delivery, DeliveryRepository>(Delivery);
   }
 
   /** HTTPS only, except where the operator allows private addresses (local development, tests). */
@@ -156,19 +158,12 @@ export class WebhookService {
    * `MAX_ANALYSIS_DELIVERIES` (an analysis has one per endpoint and event).
    */
   async deliveriesOfAnalysis(organisationId: string, analysisId: string) {
-    const [found] = await sql(this.em, `select 1 from analyses where id = ? and organisation_id = ?`, [
-      analysisId,
-      organisationId,
-    ]);
-    if (!found) throw new NotFoundError('analysis', analysisId);
-    const events = await sql<{ id: string }>(
-      this.em,
-      `select id from events where analysis_id = ? and organisation_id = ?`,
-      [analysisId, organisationId],
-    );
+    if (!(await this.em.getRepository<Analysis, AnalysisRepository>(Analysis).existsInOrg(organisationId, analysisId)))
+      throw new NotFoundError('analysis', analysisId);
+    const events = await this.events.idsOfAnalysis(this.em, organisationId, analysisId);
     const rows = await this.em.find(
       Delivery,
-      { organisationId, $or: [{ analysisId }, { eventId: { $in: events.map((e) => e.id) } }] },
+      { organisationId, $or: [{ analysisId }, { eventId: { $in: events } }] },
       { orderBy: { id: 'desc' }, limit: MAX_ANALYSIS_DELIVERIES + 1 },
     );
     const items = rows.slice(0, MAX_ANALYSIS_DELIVERIES);
@@ -195,16 +190,7 @@ export class WebhookService {
    * (the attempt would be abandoned unsent).
    */
   async reopenAnalysisDelivery(organisationId: string, analysisId: string, deliveryId: string): Promise<Delivery> {
-    const [row] = await sql<{ belongs: boolean | null; webhook_status: string | null }>(
-      this.em,
-      `select (d.analysis_id = a.id or e.analysis_id = a.id) as belongs, w.status as webhook_status
-         from analyses a
-         left join deliveries d on d.id = ? and d.organisation_id = a.organisation_id
-         left join events e on e.id = d.event_id
-         left join webhooks w on w.id = d.webhook_id
-        where a.id = ? and a.organisation_id = ?`,
-      [deliveryId, analysisId, organisationId],
-    );
+    const row = await this.deliveryRepo.ofAnalysis(organisationId, analysisId, deliveryId);
     if (!row) throw new NotFoundError('analysis', analysisId);
     const delivery = row.belongs ? await this.deliveryRepo.findOne({ id: deliveryId, organisationId }) : null;
     if (!delivery) throw new NotFoundError('delivery', deliveryId);
@@ -237,27 +223,7 @@ export class WebhookService {
    * that ended for an operator): the caller asks Temporal which.
    */
   async redeliveryCandidates(organisationId: string, since: Date): Promise<RedeliveryCandidate[]> {
-    const rows = await sql<{
-      id: string;
-      event_type: string;
-      webhook_id: string | null;
-      analysis_id: string | null;
-      status: 'failed' | 'pending';
-      attempt_count: number;
-      last_status_code: number | null;
-      completed_at: Date | null;
-      webhook_status: string | null;
-    }>(
-      this.em,
-      `select d.id, d.event_type, d.webhook_id, d.analysis_id, d.status, d.attempt_count, d.last_status_code,
-              d.completed_at, w.status as webhook_status
-         from deliveries d left join webhooks w on w.id = d.webhook_id
-        where d.organisation_id = ?
-          and ((d.status = 'failed' and d.completed_at >= ?)
-            or (d.status = 'pending' and d.next_attempt_at is null and d.attempt_count > 0 and d.updated_at >= ?))
-        order by coalesce(d.completed_at, d.updated_at), d.id`,
-      [organisationId, since, since],
-    );
+    const rows = await this.deliveryRepo.redeliveryCandidates(organisationId, since);
     return rows.map((r) => ({
       deliveryId: r.id,
       eventType: r.event_type,
@@ -278,13 +244,7 @@ export class WebhookService {
 
   /** Back to pending for a new run, if still failed (false: someone else reopened it first). */
   async reopenFailed(organisationId: string, deliveryId: string): Promise<boolean> {
-    const rows = await sql(
-      this.em,
-      `update deliveries set status = 'pending', completed_at = null, updated_at = now()
-        where id = ? and organisation_id = ? and status = 'failed' returning id`,
-      [deliveryId, organisationId],
-    );
-    return rows.length > 0;
+    return this.deliveryRepo.reopenFailed(organisationId, deliveryId);
   }
 
   attemptsOf(deliveryId: string) {

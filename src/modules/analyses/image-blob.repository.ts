@@ -1,0 +1,97 @@
+import { EntityRepository } from '@mikro-orm/postgresql';
+import { sql } from '../../db/sql.js';
+import type { ImageBlob } from './image-blob.entity.js';
+
+/** The console's preview upserted (analysis id, organisation, width, height, JPEG bytes): its one statement. */
+const STORE_PREVIEW = `insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
+  values (?, ?, 'image/jpeg', ?, ?, ?, now())
+  on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`;
+
+const STORE_BLOB = `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
+         on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`;
+
+export type BlobRow = { analysisId: string; contentType: string; width: number; height: number; bytes: Buffer };
+export type PreviewRow = { organisationId: string; width: number; height: number; data: Buffer };
+
+/** A photo parked for the recognition passes (image_blobs) and the console's preview of it (analysis_images). */
+export class ImageBlobRepository extends EntityRepository<ImageBlob> {
+  async store(b: BlobRow): Promise<void> {
+    await sql(this.getEntityManager(), STORE_BLOB, [b.analysisId, b.contentType, b.width, b.height, b.bytes]);
+  }
+
+  /** The photo and its preview in one statement. */
+  async storeWithPreview(b: BlobRow, p: PreviewRow): Promise<void> {
+    await sql(this.getEntityManager(), `with blob as (${STORE_BLOB}) ${STORE_PREVIEW}`, [
+      b.analysisId,
+      b.contentType,
+      b.width,
+      b.height,
+      b.bytes,
+      b.analysisId,
+      p.organisationId,
+      p.width,
+      p.height,
+      p.data,
+    ]);
+  }
+
+  /** The stored photo of a finished analysis, and its organisation. */
+  async ofFinished(analysisId: string): Promise<{ bytes: Buffer; organisation_id: string } | undefined> {
+    const [stored] = await sql<{ bytes: Buffer; organisation_id: string }>(
+      this.getEntityManager(),
+      `select b.bytes, a.organisation_id from image_blobs b join analyses a on a.id = b.analysis_id
+        where b.analysis_id = ? and a.status <> 'processing'`,
+      [analysisId],
+    );
+    return stored;
+  }
+
+  /** The photo deleted and, if any, its preview stored, in one statement. */
+  async replaceWithPreview(analysisId: string, p: PreviewRow | null): Promise<void> {
+    await sql(
+      this.getEntityManager(),
+      p
+        ? `with gone as (delete from image_blobs where analysis_id = ?) ${STORE_PREVIEW}`
+        : `delete from image_blobs where analysis_id = ?`,
+      p ? [analysisId, analysisId, p.organisationId, p.width, p.height, p.data] : [analysisId],
+    );
+  }
+
+  /**
+   * Previews older than `days` deleted, and stored photos of finished analyses an hour old; the
+   * number of previews deleted.
+   */
+  async purgePreviews(days: number): Promise<number> {
+    const rows = await sql<{ n: number }>(
+      this.getEntityManager(),
+      `with d as (delete from analysis_images where created_at < now() - make_interval(days => ?) returning 1),
+            left_over as (delete from image_blobs b using analyses a
+                           where a.id = b.analysis_id and a.status <> 'processing' and b.created_at < now() - interval '1 hour')
+       select count(*)::int as n from d`,
+      [days],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** The stored photo and whose it is, in one round trip: a recognition pass needs nothing else. */
+  async forRecognition(
+    analysisId: string,
+  ): Promise<
+    { bytes: Buffer; content_type: string; width: number; height: number; organisation_id: string } | undefined
+  > {
+    const [blob] = await sql<{
+      bytes: Buffer;
+      content_type: string;
+      width: number;
+      height: number;
+      organisation_id: string;
+    }>(
+      this.getEntityManager(),
+      `select b.bytes, b.content_type, b.width, b.height, a.organisation_id
+         from image_blobs b join analyses a on a.id = b.analysis_id
+        where b.analysis_id = ?`,
+      [analysisId],
+    );
+    return blob;
+  }
+}
