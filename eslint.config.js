@@ -3,6 +3,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Explicit wiring (issue 38): a class names what it uses in one `deps` object (typed by an interface or
+// Pick<>), so a long positional list cannot swap two numbers or two services of one type unnoticed.
+const CONSTRUCTOR_PARAMS = {
+  selector: "MethodDefinition[kind='constructor'] > FunctionExpression[params.length>4]",
+  message: 'At most 4 constructor parameters: take one narrowed `deps` object instead (docs/decisions.md, D224).',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'clients/**/generated/**'] },
   js.configs.recommended,
@@ -37,6 +44,7 @@ export default tseslint.config(
       // Test doubles and JSON bodies are typed loosely on purpose in places; the compiler still checks the rest.
       '@typescript-eslint/no-explicit-any': 'off',
       'no-constant-condition': ['error', { checkLoops: false }],
+      'no-restricted-syntax': ['error', CONSTRUCTOR_PARAMS],
     },
   },
   {

@@ -23,36 +23,36 @@ export function createCommands(services: Services, context: CommandContext) {
   const logger = context.logger ?? createLogger(config.LOG_LEVEL, 'commands');
   const { client } = context;
   const queues = taskQueues(config.TASK_QUEUE_PREFIX);
-  const events = new EventDispatcher(
-    services.em,
-    services.deliveries,
-    services.events,
+  const events = new EventDispatcher({
+    em: services.em,
+    deliveries: services.deliveries,
+    events: services.events,
     client,
     queues,
-    config.WEBHOOK_RETRY_SCHEDULE_MS,
-    context.eagerStarts ?? false,
-  );
-  const analyses = new AnalysisCommands(
-    services.analyses,
-    services.em,
+    retryDelaysMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+    eagerStarts: context.eagerStarts ?? false,
+  });
+  const analyses = new AnalysisCommands({
+    analyses: services.analyses,
+    em: services.em,
     client,
     queues,
     logger,
-    config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
-  );
+    heartbeatTimeoutMs: config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
+  });
   return {
     analyses,
     analysisRetries: new AnalysisRetryCommands(services.em, services.credits, analyses, logger),
-    tasks: new TaskCommands(
-      services.tasks,
+    tasks: new TaskCommands({
+      tasks: services.tasks,
       client,
       queues,
-      events,
-      config.TASK_OVERDUE_AFTER_MS,
+      dispatcher: events,
       logger,
-      config.TASK_UPDATE_WAIT_MS,
-      services.em,
-    ),
+      em: services.em,
+      overdueAfterMs: config.TASK_OVERDUE_AFTER_MS,
+      updateWaitMs: config.TASK_UPDATE_WAIT_MS,
+    }),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events, client),
     planPeriods: new PlanPeriodCommands(services.em, client, queues),

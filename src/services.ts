@@ -46,20 +46,23 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
   const alerts = new AlertService(em);
-  const planPeriods = new PlanPeriodService(em, config.PLAN_PERIOD_MS);
+  const planPeriods = new PlanPeriodService({ em, periodMs: config.PLAN_PERIOD_MS });
   const redisUrl = config.REDIS_URL;
   const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl, logger) : undefined);
   const deliveries = new DeliveryService(em, alerts, logger);
-  const tasks = new TaskService(em, projects, events, alerts, {
-    lowComplianceGrade: config.LOW_COMPLIANCE_GRADE,
-    priceMismatchShare: config.PRICE_MISMATCH_SHARE,
+  const tasks = new TaskService({
+    em,
+    projects,
+    events,
+    alerts,
+    policy: { lowComplianceGrade: config.LOW_COMPLIANCE_GRADE, priceMismatchShare: config.PRICE_MISMATCH_SHARE },
   });
   const members = new MemberService(em);
-  const sessions = new SessionService(
+  const sessions = new SessionService({
     em,
-    rateLimiter,
+    limiter: rateLimiter,
     members,
-    {
+    settings: {
       idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
       maxAgeMs: config.SESSION_MAX_AGE_MS,
       signInFailuresPerMinute: config.SIGN_IN_FAILURES_PER_MINUTE,
@@ -67,8 +70,8 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
       publicUrl: config.PUBLIC_URL,
       temporalUi: config.TEMPORAL_UI_URL ? { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } : null,
     },
-    config.SMTP_URL ? { mailer: createMailer(config.SMTP_URL, config.SMTP_FROM), logger } : null,
-  );
+    mail: config.SMTP_URL ? { mailer: createMailer(config.SMTP_URL, config.SMTP_FROM), logger } : null,
+  });
   return {
     em,
     apiKeys: new ApiKeyService(em),
@@ -81,7 +84,14 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     projects,
     places,
     inventory: new InventoryService(em, projects),
-    analyses: new AnalysisService(em, credits, places, config.ANALYSIS_RUNS, alerts, config.CREDITS_LOW_THRESHOLD),
+    analyses: new AnalysisService({
+      em,
+      credits,
+      places,
+      alerts,
+      totalRuns: config.ANALYSIS_RUNS,
+      creditsLowThreshold: config.CREDITS_LOW_THRESHOLD,
+    }),
     analysisProcessing: new AnalysisProcessingService(em, credits, events, alerts),
     products: new ProductService(em),
     alerts,
@@ -96,7 +106,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     sessionGate: new SessionGate(sessions, rateLimiter),
     idempotency: new IdempotencyService(em, secretBox),
     usage: new UsageService(em, credits, rateLimiter),
-    webhooks: new WebhookService(em, events, deliveries, config.ALLOW_PRIVATE_NETWORK_FETCH),
+    webhooks: new WebhookService({ em, events, deliveries, allowInsecureUrls: config.ALLOW_PRIVATE_NETWORK_FETCH }),
   };
 }
 

@@ -64,15 +64,33 @@ export async function backgroundStartsSettled(): Promise<void> {
  * exists. Starting twice is harmless (the second start finds the first), so the API's immediate
  * start and the relay's sweep can overlap without doing work twice.
  */
+/** What AnalysisCommands uses (src/commands.ts builds it once per process). */
+export type AnalysisCommandsDeps = {
+  analyses: AnalysisService;
+  em: EntityManager;
+  client: Client;
+  queues: Pick<TaskQueues, 'analyses' | 'recognition'>;
+  logger: Logger;
+  /** RECOGNITION_HEARTBEAT_TIMEOUT_MS: passed to each workflow for its recognition passes. */
+  heartbeatTimeoutMs: number;
+};
+
 export class AnalysisCommands {
-  constructor(
-    private readonly analyses: AnalysisService,
-    private readonly em: EntityManager,
-    private readonly client: Client,
-    private readonly queues: TaskQueues,
-    private readonly logger: Logger,
-    private readonly heartbeatTimeoutMs: number,
-  ) {}
+  private readonly analyses: AnalysisService;
+  private readonly em: EntityManager;
+  private readonly client: Client;
+  private readonly queues: Pick<TaskQueues, 'analyses' | 'recognition'>;
+  private readonly logger: Logger;
+  private readonly heartbeatTimeoutMs: number;
+
+  constructor({ analyses, em, client, queues, logger, heartbeatTimeoutMs }: AnalysisCommandsDeps) {
+    this.analyses = analyses;
+    this.em = em;
+    this.client = client;
+    this.queues = queues;
+    this.logger = logger;
+    this.heartbeatTimeoutMs = heartbeatTimeoutMs;
+  }
 
   /**
    * Charges and commits, then answers without waiting for the workflow start (decisions.md:

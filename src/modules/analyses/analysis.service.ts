@@ -71,17 +71,34 @@ function callbackSecret(): string {
   return `cbsec_${randomBytes(24).toString('hex')}`;
 }
 
+/** What AnalysisService uses (src/services.ts builds it once per process). */
+export type AnalysisServiceDeps = {
+  em: EntityManager;
+  credits: CreditService;
+  places: PlaceService;
+  alerts: AlertService;
+  /** ANALYSIS_RUNS: recognition passes per analysis. */
+  totalRuns: number;
+  /** CREDITS_LOW_THRESHOLD: the balance under which the credits-low alert is raised. */
+  creditsLowThreshold: number;
+};
+
 export class AnalysisService {
   readonly repo: AnalysisRepository;
+  private readonly em: EntityManager;
+  private readonly credits: CreditService;
+  private readonly places: PlaceService;
+  private readonly alerts: AlertService;
+  private readonly totalRuns: number;
+  private readonly creditsLowThreshold: number;
 
-  constructor(
-    private readonly em: EntityManager,
-    private readonly credits: CreditService,
-    private readonly places: PlaceService,
-    private readonly totalRuns: number,
-    private readonly alerts: AlertService,
-    private readonly creditsLowThreshold: number,
-  ) {
+  constructor({ em, credits, places, alerts, totalRuns, creditsLowThreshold }: AnalysisServiceDeps) {
+    this.em = em;
+    this.credits = credits;
+    this.places = places;
+    this.alerts = alerts;
+    this.totalRuns = totalRuns;
+    this.creditsLowThreshold = creditsLowThreshold;
     this.repo = new AnalysisRepository(em, Analysis);
   }
 

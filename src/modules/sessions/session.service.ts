@@ -96,14 +96,30 @@ export function csrfTokenMatches(sessionToken: string, sent: string | undefined)
  * Sessions stand in for API keys on the console's requests (SessionGate); everything here is about
  * making, resolving and ending them.
  */
+/** What SessionService uses (src/services.ts builds it once per process). */
+export type SessionServiceDeps = {
+  em: EntityManager;
+  limiter: RateLimiter;
+  members: MemberService;
+  settings: SessionSettings;
+  /** How links reach members (SMTP_URL); null: the API answers with the link instead. */
+  mail?: LinkMail;
+};
+
 export class SessionService {
-  constructor(
-    private readonly em: EntityManager,
-    private readonly limiter: RateLimiter,
-    private readonly members: MemberService,
-    readonly settings: SessionSettings,
-    private readonly mail: LinkMail = null,
-  ) {}
+  private readonly em: EntityManager;
+  private readonly limiter: RateLimiter;
+  private readonly members: MemberService;
+  readonly settings: SessionSettings;
+  private readonly mail: LinkMail;
+
+  constructor({ em, limiter, members, settings, mail = null }: SessionServiceDeps) {
+    this.em = em;
+    this.limiter = limiter;
+    this.members = members;
+    this.settings = settings;
+    this.mail = mail;
+  }
 
   private addressBucket(client: ClientInfo) {
     return `authfail:${client.addressKey}`;

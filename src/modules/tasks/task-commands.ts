@@ -35,19 +35,41 @@ import type { TaskService } from './task.service.js';
  * What the API does to tasks: the database through TaskService, the lifecycle through the task's
  * workflow (workflow id = task id).
  */
+/** What TaskCommands uses (src/commands.ts builds it once per process). */
+export type TaskCommandsDeps = {
+  tasks: TaskService;
+  client: Client;
+  queues: Pick<TaskQueues, 'tasks'>;
+  dispatcher: EventDispatcher;
+  logger: Logger;
+  /** Reads the organisation's plan for its fairness weight (dispatch-priority.ts). */
+  em: EntityManager;
+  /** TASK_OVERDUE_AFTER_MS */
+  overdueAfterMs: number;
+  /** How long an update waits for a worker to decide it (config TASK_UPDATE_WAIT_MS). */
+  updateWaitMs: number;
+};
+
 export class TaskCommands {
-  constructor(
-    private readonly tasks: TaskService,
-    private readonly client: Client,
-    private readonly queues: TaskQueues,
-    private readonly dispatcher: EventDispatcher,
-    private readonly overdueAfterMs: number,
-    private readonly logger: Logger,
-    /** How long an update waits for a worker to decide it (config TASK_UPDATE_WAIT_MS). */
-    private readonly updateWaitMs: number,
-    /** Reads the organisation's plan for its fairness weight (dispatch-priority.ts). */
-    private readonly em: EntityManager,
-  ) {}
+  private readonly tasks: TaskService;
+  private readonly client: Client;
+  private readonly queues: Pick<TaskQueues, 'tasks'>;
+  private readonly dispatcher: EventDispatcher;
+  private readonly logger: Logger;
+  private readonly em: EntityManager;
+  private readonly overdueAfterMs: number;
+  private readonly updateWaitMs: number;
+
+  constructor({ tasks, client, queues, dispatcher, logger, em, overdueAfterMs, updateWaitMs }: TaskCommandsDeps) {
+    this.tasks = tasks;
+    this.client = client;
+    this.queues = queues;
+    this.dispatcher = dispatcher;
+    this.logger = logger;
+    this.em = em;
+    this.overdueAfterMs = overdueAfterMs;
+    this.updateWaitMs = updateWaitMs;
+  }
 
   async start(task: Task): Promise<void> {
     // The task's signals (a batch of photos for it) queue in its organisation's lane.

@@ -14,17 +14,37 @@ import { dispatchPriority } from '../organisations/dispatch-priority.js';
  * (workflow id = delivery id). Every step is idempotent, so the caller (an activity, the API, or
  * the relay) may repeat it after any crash.
  */
+/** What EventDispatcher uses (src/commands.ts builds it once per process). */
+export type EventDispatcherDeps = {
+  em: EntityManager;
+  deliveries: DeliveryService;
+  events: EventService;
+  client: Client;
+  queues: Pick<TaskQueues, 'deliveries'>;
+  /** WEBHOOK_RETRY_SCHEDULE_MS: the delays between a delivery's attempts. */
+  retryDelaysMs: number[];
+  /** The client shares its connection with this process's workers (temporal/client.ts). */
+  eagerStarts: boolean;
+};
+
 export class EventDispatcher {
-  constructor(
-    private readonly em: EntityManager,
-    private readonly deliveries: DeliveryService,
-    private readonly events: EventService,
-    private readonly client: Client,
-    private readonly queues: TaskQueues,
-    private readonly retryDelaysMs: number[],
-    /** The client shares its connection with this process's workers (temporal/client.ts). */
-    private readonly eagerStarts: boolean,
-  ) {}
+  private readonly em: EntityManager;
+  private readonly deliveries: DeliveryService;
+  private readonly events: EventService;
+  private readonly client: Client;
+  private readonly queues: Pick<TaskQueues, 'deliveries'>;
+  private readonly retryDelaysMs: number[];
+  private readonly eagerStarts: boolean;
+
+  constructor({ em, deliveries, events, client, queues, retryDelaysMs, eagerStarts }: EventDispatcherDeps) {
+    this.em = em;
+    this.deliveries = deliveries;
+    this.events = events;
+    this.client = client;
+    this.queues = queues;
+    this.retryDelaysMs = retryDelaysMs;
+    this.eagerStarts = eagerStarts;
+  }
 
   async dispatch(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
     const refs = await this.deliveries.fanOut(eventId, onlyWebhookId);
