@@ -4,6 +4,7 @@ import { createLogger, type Logger } from './lib/logger.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AnalysisCommands } from './modules/analyses/analysis-commands.js';
 import { AnalysisRetryCommands } from './modules/analyses/analysis-retry-commands.js';
+import { DispatchPriorities } from './modules/organisations/dispatch-priority.js';
 import { PlanPeriodCommands } from './modules/organisations/plan-period-commands.js';
 import { TaskCommands } from './modules/tasks/task-commands.js';
 import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
@@ -23,10 +24,13 @@ export function createCommands(services: Services, context: CommandContext) {
   const logger = context.logger ?? createLogger(config.LOG_LEVEL, 'commands');
   const { client } = context;
   const queues = taskQueues(config.TASK_QUEUE_PREFIX);
+  // One cache of organisations' plans for every start this process makes (dispatch-priority.ts).
+  const priorities = new DispatchPriorities(services.em);
   const events = new EventDispatcher({
     em: services.em,
     deliveries: services.deliveries,
     events: services.events,
+    priorities,
     client,
     queues,
     retryDelaysMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
@@ -35,6 +39,7 @@ export function createCommands(services: Services, context: CommandContext) {
   const analyses = new AnalysisCommands({
     analyses: services.analyses,
     em: services.em,
+    priorities,
     client,
     queues,
     logger,
@@ -49,7 +54,7 @@ export function createCommands(services: Services, context: CommandContext) {
       queues,
       dispatcher: events,
       logger,
-      em: services.em,
+      priorities,
       overdueAfterMs: config.TASK_OVERDUE_AFTER_MS,
       updateWaitMs: config.TASK_UPDATE_WAIT_MS,
     }),

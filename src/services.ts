@@ -25,13 +25,18 @@ import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
 import { createMailer } from './lib/outbound/mailer.js';
 import { SessionGate } from './modules/sessions/session-gate.js';
 import { SessionService } from './modules/sessions/session.service.js';
-import { redisWindows } from './modules/rate-limits/redis-windows.js';
+import { RedisWindows } from './modules/rate-limits/redis-windows.js';
 import { UsageService } from './modules/usage/usage.service.js';
 import { TaskService } from './modules/tasks/task.service.js';
 import { DeliveryService } from './modules/webhooks/delivery.service.js';
 import { WebhookService } from './modules/webhooks/webhook.service.js';
 
-export type ServiceContext = { config?: Config; logger?: Logger };
+/**
+ * `redisWindows`: the process's Redis rate-limit store (REDIS_URL), owned and closed by the caller
+ * (src/runtime.ts), so every graph of a process shares one client. A graph given none while
+ * REDIS_URL is set makes its own (a script's or a test's graph; it connects only if it takes).
+ */
+export type ServiceContext = { config?: Config; logger?: Logger; redisWindows?: RedisWindows };
 
 /**
  * The domain services: the database and the rules, no Temporal (commands.ts builds what starts and
@@ -47,8 +52,8 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const places = new PlaceService(em, projects);
   const alerts = new AlertService(em);
   const planPeriods = new PlanPeriodService({ em, periodMs: config.PLAN_PERIOD_MS });
-  const redisUrl = config.REDIS_URL;
-  const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl, logger) : undefined);
+  const redis = context.redisWindows ?? (config.REDIS_URL ? new RedisWindows(config.REDIS_URL, logger) : undefined);
+  const rateLimiter = new RateLimiter(em, redis ? () => redis : undefined);
   const deliveries = new DeliveryService(em, alerts, logger);
   const tasks = new TaskService({
     em,

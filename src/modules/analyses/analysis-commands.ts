@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { databaseKey, sql } from '../../db/sql.js';
+import { sql } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import {
@@ -20,7 +20,7 @@ import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js
 import type { AnalysisService, Submitted, SubmittedAnalysis, SubmittedBatch } from './analysis.service.js';
 import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
-import { dispatchPriority } from '../organisations/dispatch-priority.js';
+import type { DispatchPriorities } from '../organisations/dispatch-priority.js';
 
 /**
  * Outbox marks, written together: nobody waits for one (see startAnalysis), so each group lingers
@@ -28,35 +28,27 @@ import { dispatchPriority } from '../organisations/dispatch-priority.js';
  * almost every mark an UPDATE of its own, about one statement per submission.
  */
 const MARK_LINGER_MS = 100;
-const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
-  async (_key, items) => {
-    const ids = items.map((i) => i.id);
-    await sql(
-      items[0]!.em.fork(),
-      // Not waited on for its flush to disk: a mark lost to a crash only has the relay start the workflow
-      // again, which finds it (decisions.md, "Counts and marks commit without waiting for the disk").
-      `update analyses set workflow_started_at = now() from (select set_config('synchronous_commit', 'off', true)) async_commit
+
+/** One flush of the outbox marks (AnalysisCommands.marks): one UPDATE for the group. */
+async function flushMarks(items: { em: EntityManager; id: string }[]): Promise<void[]> {
+  const ids = items.map((i) => i.id);
+  await sql(
+    items[0]!.em.fork(),
+    // Not waited on for its flush to disk: a mark lost to a crash only has the relay start the workflow
+    // again, which finds it (decisions.md, "Counts and marks commit without waiting for the disk").
+    `update analyses set workflow_started_at = now() from (select set_config('synchronous_commit', 'off', true)) async_commit
         where id in (${ids.map(() => '?').join(', ')}) and workflow_started_at is null`,
-      ids,
-    );
-    return items.map(() => undefined);
-  },
-  { lingerMs: MARK_LINGER_MS },
-);
+    ids,
+  );
+  return items.map(() => undefined);
+}
 
 /**
- * Workflow starts the API answers before (see `startInBackground`). Bounded per process: past
- * MAX_STARTS_IN_FLIGHT a request waits for a slot, so a burst is slowed to Temporal's pace instead of
- * piling up starts in memory.
+ * Workflow starts the API answers before (see `startInBackground`). Bounded per process (one
+ * AnalysisCommands: src/commands.ts): past MAX_STARTS_IN_FLIGHT a request waits for a slot, so a burst
+ * is slowed to Temporal's pace instead of piling up starts in memory.
  */
 const MAX_STARTS_IN_FLIGHT = 64;
-const inFlight = new Set<Promise<void>>();
-const slotWaiters: (() => void)[] = [];
-
-/** Resolves when every background start begun so far has finished (the API waits for it on shutdown). */
-export async function backgroundStartsSettled(): Promise<void> {
-  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-}
 
 /**
  * Submissions and their workflows: AnalysisService commits (row, credit, outbox), this starts the
@@ -68,6 +60,8 @@ export async function backgroundStartsSettled(): Promise<void> {
 export type AnalysisCommandsDeps = {
   analyses: AnalysisService;
   em: EntityManager;
+  /** The organisation's fairness key and weight for a start (dispatch-priority.ts). */
+  priorities: DispatchPriorities;
   client: Client;
   queues: Pick<TaskQueues, 'analyses' | 'recognition'>;
   logger: Logger;
@@ -78,14 +72,26 @@ export type AnalysisCommandsDeps = {
 export class AnalysisCommands {
   private readonly analyses: AnalysisService;
   private readonly em: EntityManager;
+  private readonly priorities: DispatchPriorities;
   private readonly client: Client;
   private readonly queues: Pick<TaskQueues, 'analyses' | 'recognition'>;
   private readonly logger: Logger;
   private readonly heartbeatTimeoutMs: number;
+  /** The outbox marks of this process's starts, written together (flushMarks); its one database, one key. */
+  private readonly marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
+    (_key, items) => flushMarks(items),
+    {
+      lingerMs: MARK_LINGER_MS,
+    },
+  );
+  /** Background starts under way (startInBackground), and the requests waiting for one of them to end. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly slotWaiters: (() => void)[] = [];
 
-  constructor({ analyses, em, client, queues, logger, heartbeatTimeoutMs }: AnalysisCommandsDeps) {
+  constructor({ analyses, em, priorities, client, queues, logger, heartbeatTimeoutMs }: AnalysisCommandsDeps) {
     this.analyses = analyses;
     this.em = em;
+    this.priorities = priorities;
     this.client = client;
     this.queues = queues;
     this.logger = logger;
@@ -125,7 +131,7 @@ export class AnalysisCommands {
     const requestId = requestIds.getStore();
     const memo = { ...identity.memo, ...(requestId ? { requestId } : {}), ...(retry > 0 ? { retry } : {}) };
     // Its organisation's lane: a batch member an operator retried stays in the batch lane.
-    const priority = await dispatchPriority(this.em, a.organisationId, a.batchId ? 'batch' : 'single');
+    const priority = await this.priorities.of(a.organisationId, a.batchId ? 'batch' : 'single');
     const start = () =>
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         ...identity,
@@ -141,8 +147,8 @@ export class AnalysisCommands {
     // The outbox mark is not waited for: the row is durable and the workflow exists, so a mark lost
     // to a crash only makes the relay start it again, which finds it (startOnce). Marks made while one
     // is being written go together in the next UPDATE.
-    marks
-      .submit(databaseKey(this.em), { em: this.em, id: a.id })
+    this.marks
+      .submit('marks', { em: this.em, id: a.id })
       .catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
   }
 
@@ -169,7 +175,7 @@ export class AnalysisCommands {
   async startBatch(b: Batch): Promise<void> {
     // The batch's lane, which its children (the analyses) and their recognition passes inherit: the
     // server merges a parent's priority into a child started without one (batch.workflow.ts is unchanged).
-    const priority = await dispatchPriority(this.em, b.organisationId, 'batch');
+    const priority = await this.priorities.of(b.organisationId, 'batch');
     await startOnce(() =>
       this.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
         workflowId: b.id,
@@ -198,12 +204,17 @@ export class AnalysisCommands {
    * Returns once the start is under way (or, at the in-flight bound, once a slot is free).
    */
   async startInBackground(a: SubmittedAnalysis): Promise<void> {
-    while (inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => slotWaiters.push(r));
+    while (this.inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => this.slotWaiters.push(r));
     const start: Promise<void> = this.startSoon(() => this.startAnalysis(a)).finally(() => {
-      inFlight.delete(start);
-      slotWaiters.shift()?.();
+      this.inFlight.delete(start);
+      this.slotWaiters.shift()?.();
     });
-    inFlight.add(start);
+    this.inFlight.add(start);
+  }
+
+  /** Resolves when every background start begun so far has finished (the API waits for it on shutdown). */
+  async backgroundStartsSettled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   /** Best effort right after the commit; whatever fails here the relay starts later. */

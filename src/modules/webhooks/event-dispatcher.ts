@@ -7,7 +7,7 @@ import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventService } from '../events/event.service.js';
 import type { DeliveryRef, DeliveryService } from './delivery.service.js';
 import { endpointKey } from './endpoint-slots.js';
-import { dispatchPriority } from '../organisations/dispatch-priority.js';
+import type { DispatchPriorities } from '../organisations/dispatch-priority.js';
 
 /**
  * Turns a recorded event into deliveries and starts one delivery workflow per delivery
@@ -19,6 +19,8 @@ export type EventDispatcherDeps = {
   em: EntityManager;
   deliveries: DeliveryService;
   events: EventService;
+  /** The organisation's fairness key and weight for a start (dispatch-priority.ts). */
+  priorities: DispatchPriorities;
   client: Client;
   queues: Pick<TaskQueues, 'deliveries'>;
   /** WEBHOOK_RETRY_SCHEDULE_MS: the delays between a delivery's attempts. */
@@ -31,15 +33,17 @@ export class EventDispatcher {
   private readonly em: EntityManager;
   private readonly deliveries: DeliveryService;
   private readonly events: EventService;
+  private readonly priorities: DispatchPriorities;
   private readonly client: Client;
   private readonly queues: Pick<TaskQueues, 'deliveries'>;
   private readonly retryDelaysMs: number[];
   private readonly eagerStarts: boolean;
 
-  constructor({ em, deliveries, events, client, queues, retryDelaysMs, eagerStarts }: EventDispatcherDeps) {
+  constructor({ em, deliveries, events, priorities, client, queues, retryDelaysMs, eagerStarts }: EventDispatcherDeps) {
     this.em = em;
     this.deliveries = deliveries;
     this.events = events;
+    this.priorities = priorities;
     this.client = client;
     this.queues = queues;
     this.retryDelaysMs = retryDelaysMs;
@@ -56,7 +60,7 @@ export class EventDispatcher {
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
   async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
     // One organisation's burst of deliveries (a batch's results) queues in its own lane.
-    const priority = await dispatchPriority(this.em, ref.organisationId, 'other');
+    const priority = await this.priorities.of(ref.organisationId, 'other');
     await startOnce(() =>
       this.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
         workflowId: ref.id,
