@@ -10,6 +10,21 @@ const CONSTRUCTOR_PARAMS = {
   message: 'At most 4 constructor parameters: take one narrowed `deps` object instead (docs/decisions.md, D224).',
 };
 
+// No mutable state at module level in src/modules (D225): a cache, a group commit or a lazy singleton
+// belongs to an instance that src/services.ts or src/commands.ts builds once per process, so two
+// service graphs in one process (tests, two databases) never share it. A constant set or map declared
+// ReadonlySet/ReadonlyMap stays: the compiler refuses any write to it.
+const MODULE_STATE_MESSAGE =
+  'No mutable state at module level in src/modules: keep it on an instance the wiring builds (docs/decisions.md, D225).';
+const MUTABLE_NEW =
+  'VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Set|Map)$/]) > NewExpression[callee.name=/^(Map|Set|GroupCommit)$/]';
+const MODULE_STATE = [
+  "Program > VariableDeclaration[kind='let']",
+  "Program > ExportNamedDeclaration > VariableDeclaration[kind='let']",
+  `Program > VariableDeclaration > ${MUTABLE_NEW}`,
+  `Program > ExportNamedDeclaration > VariableDeclaration > ${MUTABLE_NEW}`,
+].map((selector) => ({ selector, message: MODULE_STATE_MESSAGE }));
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'clients/**/generated/**'] },
   js.configs.recommended,
@@ -46,6 +61,14 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
       'no-restricted-syntax': ['error', CONSTRUCTOR_PARAMS],
     },
+  },
+  {
+    files: ['src/modules/**/*.ts'],
+    // The local engine's own files keep theirs (D225): recognition-thread.ts is a worker thread's
+    // module, so its state is that thread's, one per thread by construction; barcodes.ts and
+    // native-tesseract.ts memoise the load of a WASM or native library, which loads once per thread.
+    ignores: ['src/modules/recognition/engines/local/**'],
+    rules: { 'no-restricted-syntax': ['error', CONSTRUCTOR_PARAMS, ...MODULE_STATE] },
   },
   {
     // Contracts own their types (issue 38): workflows import them, and a service, repository, schema
