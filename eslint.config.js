@@ -10,6 +10,28 @@ const RAW_SQL = {
   message: 'Raw SQL goes in the repository of its table (a *.repository.ts method); call that method instead.',
 };
 
+// Explicit wiring (issue 38): a class names what it uses in one `deps` object (typed by an interface or
+// Pick<>), so a long positional list cannot swap two numbers or two services of one type unnoticed.
+const CONSTRUCTOR_PARAMS = {
+  selector: "MethodDefinition[kind='constructor'] > FunctionExpression[params.length>4]",
+  message: 'At most 4 constructor parameters: take one narrowed `deps` object instead (docs/decisions.md, D224).',
+};
+
+// No mutable state at module level in src/modules (D225): a cache, a group commit or a lazy singleton
+// belongs to an instance that src/services.ts or src/commands.ts builds once per process, so two
+// service graphs in one process (tests, two databases) never share it. A constant set or map declared
+// ReadonlySet/ReadonlyMap stays: the compiler refuses any write to it.
+const MODULE_STATE_MESSAGE =
+  'No mutable state at module level in src/modules: keep it on an instance the wiring builds (docs/decisions.md, D225).';
+const MUTABLE_NEW =
+  'VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Set|Map)$/]) > NewExpression[callee.name=/^(Map|Set|GroupCommit)$/]';
+const MODULE_STATE = [
+  "Program > VariableDeclaration[kind='let']",
+  "Program > ExportNamedDeclaration > VariableDeclaration[kind='let']",
+  `Program > VariableDeclaration > ${MUTABLE_NEW}`,
+  `Program > ExportNamedDeclaration > VariableDeclaration > ${MUTABLE_NEW}`,
+].map((selector) => ({ selector, message: MODULE_STATE_MESSAGE }));
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'clients/**/generated/**'] },
   js.configs.recommended,
@@ -44,6 +66,7 @@ export default tseslint.config(
       // Test doubles and JSON bodies are typed loosely on purpose in places; the compiler still checks the rest.
       '@typescript-eslint/no-explicit-any': 'off',
       'no-constant-condition': ['error', { checkLoops: false }],
+      'no-restricted-syntax': ['error', CONSTRUCTOR_PARAMS],
     },
   },
   {
@@ -54,6 +77,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: [RAW_SQL] }],
     },
+  },
+  {
+    files: ['src/modules/**/*.ts'],
+    // The local engine's own files keep theirs (D225): recognition-thread.ts is a worker thread's
+    // module, so its state is that thread's, one per thread by construction; barcodes.ts and
+    // native-tesseract.ts memoise the load of a WASM or native library, which loads once per thread.
+    ignores: ['src/modules/recognition/engines/local/**'],
+    rules: { 'no-restricted-syntax': ['error', CONSTRUCTOR_PARAMS, ...MODULE_STATE] },
   },
   {
     // Contracts own their types (issue 38): workflows import them, and a service, repository, schema

@@ -4,13 +4,14 @@ import type { Config } from '../src/config.js';
 import type { Orm } from '../src/db/orm.js';
 import type { Logger } from '../src/lib/logger.js';
 import type { Recognizer } from '../src/modules/recognition/recognizer.js';
-import { createCommands } from '../src/commands.js';
-import { createServices } from '../src/services.js';
+import { createCommands, type Commands } from '../src/commands.js';
+import { createServices, type Services } from '../src/services.js';
 import type { AlertActivities } from '../src/temporal/contracts/alert.js';
 import type { AnalysisActivities } from '../src/temporal/contracts/analysis.js';
 import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
 import type { TaskActivities } from '../src/temporal/contracts/task.js';
 import type { PlanPeriodActivities } from '../src/temporal/contracts/plan-period.js';
+import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
 import { createAlertActivities } from './alert.activities.js';
 import { createAnalysisActivities } from './analysis.activities.js';
 import { withDatabaseRefusals } from './database-refusals.js';
@@ -26,6 +27,12 @@ export type ActivityDeps = {
   /** The client shares its connection with this process's workers (src/temporal/client.ts). */
   eagerStarts?: boolean;
   logger?: Logger;
+  /**
+   * The process's services and commands (workers/main.ts passes its runtime's: one graph a process);
+   * built here on `orm` when absent (a benchmark whose activities start workflows with a client of their own).
+   */
+  services?: Services;
+  commands?: Commands;
 };
 
 export type Activities = AnalysisActivities &
@@ -35,6 +42,44 @@ export type Activities = AnalysisActivities &
   PlanPeriodActivities;
 
 type ActivityFunction = (...args: any[]) => Promise<unknown>;
+
+/**
+ * The activities each task queue's worker registers: those the workflows started on that queue call,
+ * as activities or local activities (the recognition queue runs the recognition passes only).
+ * test/workers/queue-activities.test.ts reads each workflow for the activities it names.
+ */
+export const QUEUE_ACTIVITIES = {
+  /** Analysis and batch workflows: the fetch, the tail, a batch's members, their events and task. */
+  analyses: [
+    'fetchImage',
+    'finalizeAnalysis',
+    'failAnalysis',
+    'storePreview',
+    'listBatchAnalyses',
+    'dispatchEvents',
+    'completeTaskFromAnalysis',
+  ],
+  recognition: ['recognizeImage'],
+  /** Task, alert-snooze and plan-period workflows. */
+  tasks: [
+    'readTask',
+    'applyTaskChange',
+    'startTaskFromAnalysis',
+    'completeTaskFromAnalysis',
+    'raiseTaskOverdue',
+    'dispatchEvents',
+    'endAlertSnooze',
+    'currentPlanPeriod',
+    'renewPlanPeriod',
+  ],
+  /** Webhook delivery workflows. */
+  deliveries: ['attemptDelivery'],
+} as const satisfies Record<keyof TaskQueues, readonly (keyof Activities)[]>;
+
+/** The activities `queue`'s worker registers (QUEUE_ACTIVITIES), out of every activity built. */
+export function queueActivities(activities: Activities, queue: keyof TaskQueues): Partial<Activities> {
+  return Object.fromEntries(QUEUE_ACTIVITIES[queue].map((name) => [name, activities[name]]));
+}
 
 /**
  * Each call in its own MikroORM context, as the API does per request: the services are built once
@@ -56,13 +101,15 @@ function withOrmContext<T extends Record<string, ActivityFunction>>(orm: Orm, ac
  * retries it without end.
  */
 export function createActivities(deps: ActivityDeps): Activities {
-  const services = createServices(deps.orm.em, { config: deps.config, logger: deps.logger });
-  const commands = createCommands(services, {
-    client: deps.client,
-    eagerStarts: deps.eagerStarts,
-    config: deps.config,
-    logger: deps.logger,
-  });
+  const services = deps.services ?? createServices(deps.orm.em, { config: deps.config, logger: deps.logger });
+  const commands =
+    deps.commands ??
+    createCommands(services, {
+      client: deps.client,
+      eagerStarts: deps.eagerStarts,
+      config: deps.config,
+      logger: deps.logger,
+    });
   const activities: Activities = {
     ...createAnalysisActivities({ services, config: deps.config, recognizer: deps.recognizer }),
     ...createDeliveryActivities({ services, commands, config: deps.config }),

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from './lib/logger.js';
 import { AlertCommands } from './modules/alerts/alert-commands.js';
 import { AnalysisCommands } from './modules/analyses/analysis-commands.js';
 import { AnalysisRetryCommands } from './modules/analyses/analysis-retry-commands.js';
+import { DispatchPriorities } from './modules/organisations/dispatch-priority.js';
 import { PlanPeriodCommands } from './modules/organisations/plan-period-commands.js';
 import { TaskCommands } from './modules/tasks/task-commands.js';
 import { EventDispatcher } from './modules/webhooks/event-dispatcher.js';
@@ -23,36 +24,40 @@ export function createCommands(services: Services, context: CommandContext) {
   const logger = context.logger ?? createLogger(config.LOG_LEVEL, 'commands');
   const { client } = context;
   const queues = taskQueues(config.TASK_QUEUE_PREFIX);
-  const events = new EventDispatcher(
-    services.em,
-    services.deliveries,
-    services.events,
+  // One cache of organisations' plans for every start this process makes (dispatch-priority.ts).
+  const priorities = new DispatchPriorities(services.em);
+  const events = new EventDispatcher({
+    em: services.em,
+    deliveries: services.deliveries,
+    events: services.events,
+    priorities,
     client,
     queues,
-    config.WEBHOOK_RETRY_SCHEDULE_MS,
-    context.eagerStarts ?? false,
-  );
-  const analyses = new AnalysisCommands(
-    services.analyses,
-    services.em,
+    retryDelaysMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+    eagerStarts: context.eagerStarts ?? false,
+  });
+  const analyses = new AnalysisCommands({
+    analyses: services.analyses,
+    em: services.em,
+    priorities,
     client,
     queues,
     logger,
-    config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
-  );
+    heartbeatTimeoutMs: config.RECOGNITION_HEARTBEAT_TIMEOUT_MS,
+  });
   return {
     analyses,
     analysisRetries: new AnalysisRetryCommands(services.em, services.credits, analyses, logger),
-    tasks: new TaskCommands(
-      services.tasks,
+    tasks: new TaskCommands({
+      tasks: services.tasks,
       client,
       queues,
-      events,
-      config.TASK_OVERDUE_AFTER_MS,
+      dispatcher: events,
       logger,
-      config.TASK_UPDATE_WAIT_MS,
-      services.em,
-    ),
+      priorities,
+      overdueAfterMs: config.TASK_OVERDUE_AFTER_MS,
+      updateWaitMs: config.TASK_UPDATE_WAIT_MS,
+    }),
     alerts: new AlertCommands(services.alerts, client, queues),
     webhooks: new WebhookCommands(services.webhooks, events, client),
     planPeriods: new PlanPeriodCommands(services.em, client, queues),

@@ -1,7 +1,7 @@
 import { config, type Config } from './config.js';
 import { initORM, type Orm } from './db/orm.js';
 import { createLogger, type Logger } from './lib/logger.js';
-import { closeRedisWindows } from './modules/rate-limits/redis-windows.js';
+import { RedisWindows } from './modules/rate-limits/redis-windows.js';
 import { createCommands, type Commands } from './commands.js';
 import { createServices, type Services } from './services.js';
 import { createTemporalClient, type TemporalHandle } from './temporal/client.js';
@@ -35,7 +35,9 @@ export async function createRuntime(
   initTracing(name, { endpoint: cfg.OTEL_EXPORTER_OTLP_ENDPOINT });
   const temporal =
     (await temporalClient?.(cfg, logger)) ?? createTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
-  const services = createServices(orm.em, { config: cfg, logger });
+  // The process's one Redis client for rate-limit windows, if any: its services share it, close() ends it.
+  const redisWindows = cfg.REDIS_URL ? new RedisWindows(cfg.REDIS_URL, logger) : undefined;
+  const services = createServices(orm.em, { config: cfg, logger, redisWindows });
   const commands = createCommands(services, {
     client: temporal.client,
     eagerStarts: temporal.eagerStarts,
@@ -51,7 +53,7 @@ export async function createRuntime(
     logger,
     async close() {
       await temporal.connection.close().catch(() => undefined);
-      await closeRedisWindows();
+      await redisWindows?.close();
       await orm.close();
     },
   };

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './http/app.js';
 import { listen } from './http/listen.js';
-import { backgroundStartsSettled } from './modules/analyses/analysis-commands.js';
 import { createRuntime } from './runtime.js';
 import { createApiTemporalClient } from './temporal/client.js';
 import { startMetricsServer } from './lib/metrics.js';
@@ -23,7 +22,7 @@ export async function startServer(): Promise<{ server: Server; close(): Promise<
       metricsServer.close();
       server.closeAllConnections();
       // Starts answered for but not yet made: finish them rather than leave them to the relay.
-      await backgroundStartsSettled();
+      await runtime.commands.analyses.backgroundStartsSettled();
       await runtime.close();
     },
   };

@@ -25,13 +25,18 @@ import { RateLimiter } from './modules/rate-limits/rate-limiter.js';
 import { createMailer } from './lib/outbound/mailer.js';
 import { SessionGate } from './modules/sessions/session-gate.js';
 import { SessionService } from './modules/sessions/session.service.js';
-import { redisWindows } from './modules/rate-limits/redis-windows.js';
+import { RedisWindows } from './modules/rate-limits/redis-windows.js';
 import { UsageService } from './modules/usage/usage.service.js';
 import { TaskService } from './modules/tasks/task.service.js';
 import { DeliveryService } from './modules/webhooks/delivery.service.js';
 import { WebhookService } from './modules/webhooks/webhook.service.js';
 
-export type ServiceContext = { config?: Config; logger?: Logger };
+/**
+ * `redisWindows`: the process's Redis rate-limit store (REDIS_URL), owned and closed by the caller
+ * (src/runtime.ts), so every graph of a process shares one client. A graph given none while
+ * REDIS_URL is set makes its own (a script's or a test's graph; it connects only if it takes).
+ */
+export type ServiceContext = { config?: Config; logger?: Logger; redisWindows?: RedisWindows };
 
 /**
  * The domain services: the database and the rules, no Temporal (commands.ts builds what starts and
@@ -46,20 +51,23 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
   const projects = new ProjectService(em);
   const places = new PlaceService(em, projects);
   const alerts = new AlertService(em);
-  const planPeriods = new PlanPeriodService(em, config.PLAN_PERIOD_MS);
-  const redisUrl = config.REDIS_URL;
-  const rateLimiter = new RateLimiter(em, redisUrl ? () => redisWindows(redisUrl, logger) : undefined);
+  const planPeriods = new PlanPeriodService({ em, periodMs: config.PLAN_PERIOD_MS });
+  const redis = context.redisWindows ?? (config.REDIS_URL ? new RedisWindows(config.REDIS_URL, logger) : undefined);
+  const rateLimiter = new RateLimiter(em, redis ? () => redis : undefined);
   const deliveries = new DeliveryService(em, alerts, logger);
-  const tasks = new TaskService(em, projects, events, alerts, {
-    lowComplianceGrade: config.LOW_COMPLIANCE_GRADE,
-    priceMismatchShare: config.PRICE_MISMATCH_SHARE,
+  const tasks = new TaskService({
+    em,
+    projects,
+    events,
+    alerts,
+    policy: { lowComplianceGrade: config.LOW_COMPLIANCE_GRADE, priceMismatchShare: config.PRICE_MISMATCH_SHARE },
   });
   const members = new MemberService(em);
-  const sessions = new SessionService(
+  const sessions = new SessionService({
     em,
-    rateLimiter,
+    limiter: rateLimiter,
     members,
-    {
+    settings: {
       idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
       maxAgeMs: config.SESSION_MAX_AGE_MS,
       signInFailuresPerMinute: config.SIGN_IN_FAILURES_PER_MINUTE,
@@ -67,8 +75,8 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
       publicUrl: config.PUBLIC_URL,
       temporalUi: config.TEMPORAL_UI_URL ? { url: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE } : null,
     },
-    config.SMTP_URL ? { mailer: createMailer(config.SMTP_URL, config.SMTP_FROM), logger } : null,
-  );
+    mail: config.SMTP_URL ? { mailer: createMailer(config.SMTP_URL, config.SMTP_FROM), logger } : null,
+  });
   return {
     em,
     apiKeys: new ApiKeyService(em),
@@ -81,7 +89,14 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     projects,
     places,
     inventory: new InventoryService(em, projects),
-    analyses: new AnalysisService(em, credits, places, config.ANALYSIS_RUNS, alerts, config.CREDITS_LOW_THRESHOLD),
+    analyses: new AnalysisService({
+      em,
+      credits,
+      places,
+      alerts,
+      totalRuns: config.ANALYSIS_RUNS,
+      creditsLowThreshold: config.CREDITS_LOW_THRESHOLD,
+    }),
     analysisProcessing: new AnalysisProcessingService(em, credits, events, alerts),
     products: new ProductService(em),
     alerts,
@@ -96,7 +111,7 @@ export function createServices(em: EntityManager, context: ServiceContext = {}) 
     sessionGate: new SessionGate(sessions, rateLimiter),
     idempotency: new IdempotencyService(em, secretBox),
     usage: new UsageService(em, credits, rateLimiter),
-    webhooks: new WebhookService(em, events, deliveries, config.ALLOW_PRIVATE_NETWORK_FETCH),
+    webhooks: new WebhookService({ em, events, deliveries, allowInsecureUrls: config.ALLOW_PRIVATE_NETWORK_FETCH }),
   };
 }
 

@@ -9,7 +9,7 @@ import {
   type NativeConnection,
   type WorkflowBundle,
 } from '@temporalio/worker';
-import type { Activities } from '../activities/index.js';
+import { queueActivities, type Activities } from '../activities/index.js';
 import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
 import { createRequire } from 'node:module';
 import type { Context as ActivityContext } from '@temporalio/activity';
@@ -81,28 +81,30 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
         sinks: { exporter: makeWorkflowExporter(traced.processor, traced.resource) },
       }
     : { workflowBundle: set.bundlePath ? { codePath: set.bundlePath } : await workflowBundle() };
-  const activities = set.activities;
   const interceptors = traced
     ? { activity: [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })] }
     : undefined;
-  const common = { connection, namespace, activities, interceptors };
+  const common = { connection, namespace, interceptors };
   return Promise.all([
-    // Workflows and their light activities; each activity may hold a database connection.
-    ...[queues.analyses, queues.tasks, queues.deliveries].map((taskQueue) =>
+    // Workflows and their light activities; each activity may hold a database connection. Each queue's
+    // worker registers the activities its workflows call (activities/index.ts, QUEUE_ACTIVITIES).
+    ...(['analyses', 'tasks', 'deliveries'] as const).map((queue) =>
       Worker.create({
         ...common,
         ...workflows,
-        taskQueue,
+        activities: queueActivities(set.activities, queue),
+        taskQueue: queues[queue],
         maxConcurrentActivityTaskExecutions: set.activitySlots,
         // Local activities (the image fetch, finalize, the webhook fan-out, a delivery's first attempt)
         // share that bound: each may hold a database connection and a fetch an image's bytes, and the
         // SDK's own default (100) is past the pool (activity slots + 10) and a batch's memory.
         maxConcurrentLocalActivityExecutions: set.activitySlots,
-        ...(taskQueue === queues.analyses ? { maxConcurrentWorkflowTaskExecutions: 50 } : {}),
+        ...(queue === 'analyses' ? { maxConcurrentWorkflowTaskExecutions: 50 } : {}),
       }),
     ),
     Worker.create({
       ...common,
+      activities: queueActivities(set.activities, 'recognition'),
       taskQueue: queues.recognition,
       maxConcurrentActivityTaskExecutions: set.recognitionSlots,
     }),

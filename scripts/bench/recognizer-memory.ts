@@ -4,11 +4,9 @@
 // must not grow with the number of images read. Prints numbers; asserts nothing.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import '../../src/modules/recognition/engines/index.js';
-import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
+import { RecognitionEngines } from '../../src/modules/recognition/engines/index.js';
 import { loadShelfPhotos } from '../lib/shelf-photos.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
-import { createRecognizer } from '../../src/modules/recognition/recognizer.js';
 
 const { values } = parseArgs({
   options: { images: { type: 'string', default: '1000' }, every: { type: 'string', default: '100' } },
@@ -17,7 +15,8 @@ const total = Number(values.images);
 const every = Number(values.every);
 const photos = await loadShelfPhotos(resolve(import.meta.dirname, '../../test/fixtures/synthetic-shelves'));
 runSecretsKey(); // the configuration wants one, though nothing is sealed here
-const recognizer = await createRecognizer('local');
+const engines = new RecognitionEngines();
+const recognizer = await engines.create('local');
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 let peak = 0;
 const started = performance.now();
@@ -33,4 +32,4 @@ for (let i = 1; i <= total; i++) {
     );
 }
 console.log(`peak rss ${mb(peak)} MB over ${total} images`);
-await closeLocalRecognizer();
+await engines.close();

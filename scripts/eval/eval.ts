@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import '../../src/modules/recognition/engines/index.js';
+import { RecognitionEngines } from '../../src/modules/recognition/engines/index.js';
 import { normalizeGtin } from '../../src/modules/recognition/catalogue-matcher.js';
 import { readCloseUp } from '../../src/modules/recognition/engines/local/barcodes.js';
 import { centreInside, iou } from '../../src/modules/recognition/engines/local/boxes.js';
@@ -20,8 +20,7 @@ import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/eng
 import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
 import { readShelfTags } from '../../src/modules/recognition/engines/local/shelf-tags.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
-import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
-import { createRecognizer, type CatalogueEntry, type Recognizer } from '../../src/modules/recognition/recognizer.js';
+import type { CatalogueEntry, Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { childProcesses } from '../lib/child-processes.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { shelfInput } from '../lib/shelf-photos.js';
@@ -126,7 +125,8 @@ for (const d of sets)
   if (!existsSync(join(d, 'catalogue.json'))) throw new Error(`--images ${d}: no catalogue.json there`);
 if (sets.length > 0) {
   runSecretsKey(); // the configuration wants one, though nothing is sealed here
-  const recognizer = await createRecognizer(values.recognizer!);
+  const engines = new RecognitionEngines();
+  const recognizer = await engines.create(values.recognizer!);
   // Start-up is not per image: one photo is read once untimed before any is timed (a worker pays
   // its threads' and OCR's start once in its life).
   const first = sets.map((d) => readdirSync(d).find((f) => f.endsWith('.jpg'))).find(Boolean);
@@ -145,7 +145,7 @@ if (sets.length > 0) {
   helpersPeak = Math.max(helpersPeak, childProcesses().peakRssMb);
   // The recognition threads (their OCR helpers and text models) end here: the real photos below are
   // read by models of this process's own, and a worker never holds both.
-  await closeLocalRecognizer();
+  await engines.close();
 }
 
 // 2. Real photos (read in place, never copied): price tags on shelves, and barcode close-ups.

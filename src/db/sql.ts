@@ -48,18 +48,3 @@ export async function preparedSql<T = Record<string, unknown>>(
     await knex.releaseConnection(client);
   }
 }
-
-const databaseKeys = new WeakMap<object, string>();
-let databasesSeen = 0;
-
-/**
- * A name for the database `em` talks to, one per ORM (its connection): groups made at module level
- * (lib/group-commit.ts) key on it, so that one statement never carries requests meant for two
- * databases when a process holds two ORMs (tests do).
- */
-export function databaseKey(em: EntityManager): string {
-  const connection = em.getConnection();
-  let key = databaseKeys.get(connection);
-  if (!key) databaseKeys.set(connection, (key = `db${++databasesSeen}`));
-  return key;
-}

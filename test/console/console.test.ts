@@ -10,9 +10,7 @@ import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js
 import { buildConsole } from '../../scripts/build-console.js';
 import { seedAnalyses } from '../../scripts/lib/many-analyses.js';
 import { sql } from '../../src/db/sql.js';
-import '../../src/modules/recognition/engines/index.js';
-import { closeLocalRecognizer } from '../../src/modules/recognition/engines/local.js';
-import { createRecognizer } from '../../src/modules/recognition/recognizer.js';
+import { RecognitionEngines } from '../../src/modules/recognition/engines/index.js';
 import { createServices } from '../../src/services.js';
 import { request, startTestApi, type TestApi } from '../helpers/api.js';
 import { cliJson } from '../helpers/cli.js';
@@ -42,6 +40,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
   let host: ImageHost;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let stopWorkers: () => Promise<void>;
+  const engines = new RecognitionEngines();
   let browser: Browser;
   let owner: BrowserContext;
   let page: Page;
@@ -156,7 +155,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
       TEMPORAL_UI_URL: 'http://127.0.0.1:8233',
     });
     // The real local recognizer: the boxes drawn are the ones it found.
-    stopWorkers = (await startTestWorkers(api.runtime, await createRecognizer('local'))).stop;
+    stopWorkers = (await startTestWorkers(api.runtime, await engines.create('local'))).stop;
     org = await createTestOrg(api.runtime, { credits: 20, name: 'Console Grocers' });
     const bulk = await api.request('POST', '/inventory/bulk', {
       key: org.keys.write,
@@ -193,7 +192,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     await receiver?.close();
     await host?.close();
     await api?.close();
-    await closeLocalRecognizer();
+    await engines.close();
   });
 
   it('serves the console under a strict content security policy; signed out, it asks for a sign-in', async () => {

@@ -3,7 +3,6 @@ import type { Server } from 'node:http';
 import type { Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/listen.js';
-import { backgroundStartsSettled } from '../../src/modules/analyses/analysis-commands.js';
 import type { RouteDefinition } from '../../src/http/route.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { createApiTemporalClient } from '../../src/temporal/client.js';
@@ -39,7 +38,7 @@ export async function startTestApi(overrides: Partial<Config> = {}): Promise<Tes
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await backgroundStartsSettled();
+      await runtime.commands.analyses.backgroundStartsSettled();
       await runtime.close();
     },
   };

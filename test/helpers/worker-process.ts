@@ -1,15 +1,15 @@
-// The production worker entry point with one extra recognizer registered: a slow scripted one
-// that announces on stdout when a pass starts, so a test can kill the process mid-pass.
-import { registerRecognizer } from '../../src/modules/recognition/recognizer.js';
+// The production worker (workers/run-worker.ts) with one extra recognizer: a slow scripted one that
+// announces on stdout when a pass starts, so a test can kill the process mid-pass.
+import { runWorker } from '../../workers/run-worker.js';
 import { product, ScriptedRecognizer } from './scripted-recognizer.js';
 
-registerRecognizer(
-  'slow-scripted',
-  () =>
-    new ScriptedRecognizer(async () => {
-      process.stdout.write('RECOGNIZING\n');
-      await new Promise((r) => setTimeout(r, Number(process.env.SLOW_RECOGNIZER_MS ?? 4000)));
-      return [product({ brand: 'Heinz', description: 'Baked Beans 415g', units: 3, price: 0.95, currency: 'GBP' })];
-    }),
-);
-await import('../../workers/main.js');
+await runWorker({
+  recognizers: {
+    'slow-scripted': () =>
+      new ScriptedRecognizer(async () => {
+        process.stdout.write('RECOGNIZING\n');
+        await new Promise((r) => setTimeout(r, Number(process.env.SLOW_RECOGNIZER_MS ?? 4000)));
+        return [product({ brand: 'Heinz', description: 'Baked Beans 415g', units: 3, price: 0.95, currency: 'GBP' })];
+      }),
+  },
+});

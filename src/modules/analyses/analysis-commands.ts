@@ -1,7 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { databaseKey } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import {
@@ -20,7 +19,7 @@ import type { BatchImageInput, CreateAnalysisInput } from './analysis.schemas.js
 import type { AnalysisService, Submitted, SubmittedAnalysis, SubmittedBatch } from './analysis.service.js';
 import type { AnswerInCommit } from '../idempotency/idempotency.service.js';
 import { requestIds } from '../../lib/tracing.js';
-import { dispatchPriority } from '../organisations/dispatch-priority.js';
+import type { DispatchPriorities } from '../organisations/dispatch-priority.js';
 import type { AnalysisRepository } from './analysis.repository.js';
 import type { BatchRepository } from './batch.repository.js';
 
@@ -30,28 +29,20 @@ import type { BatchRepository } from './batch.repository.js';
  * almost every mark an UPDATE of its own, about one statement per submission.
  */
 const MARK_LINGER_MS = 100;
-const marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
-  async (_key, items) => {
-    const ids = items.map((i) => i.id);
-    await items[0]!.em.fork().getRepository<Analysis, AnalysisRepository>(Analysis).markWorkflowsStarted(ids);
-    return items.map(() => undefined);
-  },
-  { lingerMs: MARK_LINGER_MS },
-);
+
+/** One flush of the outbox marks (AnalysisCommands.marks): one UPDATE for the group. */
+async function flushMarks(items: { em: EntityManager; id: string }[]): Promise<void[]> {
+  const ids = items.map((i) => i.id);
+  await items[0]!.em.fork().getRepository<Analysis, AnalysisRepository>(Analysis).markWorkflowsStarted(ids);
+  return items.map(() => undefined);
+}
 
 /**
- * Workflow starts the API answers before (see `startInBackground`). Bounded per process: past
- * MAX_STARTS_IN_FLIGHT a request waits for a slot, so a burst is slowed to Temporal's pace instead of
- * piling up starts in memory.
+ * Workflow starts the API answers before (see `startInBackground`). Bounded per process (one
+ * AnalysisCommands: src/commands.ts): past MAX_STARTS_IN_FLIGHT a request waits for a slot, so a burst
+ * is slowed to Temporal's pace instead of piling up starts in memory.
  */
 const MAX_STARTS_IN_FLIGHT = 64;
-const inFlight = new Set<Promise<void>>();
-const slotWaiters: (() => void)[] = [];
-
-/** Resolves when every background start begun so far has finished (the API waits for it on shutdown). */
-export async function backgroundStartsSettled(): Promise<void> {
-  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-}
 
 /**
  * Submissions and their workflows: AnalysisService commits (row, credit, outbox), this starts the
@@ -59,15 +50,47 @@ export async function backgroundStartsSettled(): Promise<void> {
  * exists. Starting twice is harmless (the second start finds the first), so the API's immediate
  * start and the relay's sweep can overlap without doing work twice.
  */
+/** What AnalysisCommands uses (src/commands.ts builds it once per process). */
+export type AnalysisCommandsDeps = {
+  analyses: AnalysisService;
+  em: EntityManager;
+  /** The organisation's fairness key and weight for a start (dispatch-priority.ts). */
+  priorities: DispatchPriorities;
+  client: Client;
+  queues: Pick<TaskQueues, 'analyses' | 'recognition'>;
+  logger: Logger;
+  /** RECOGNITION_HEARTBEAT_TIMEOUT_MS: passed to each workflow for its recognition passes. */
+  heartbeatTimeoutMs: number;
+};
+
 export class AnalysisCommands {
-  constructor(
-    private readonly analyses: AnalysisService,
-    private readonly em: EntityManager,
-    private readonly client: Client,
-    private readonly queues: TaskQueues,
-    private readonly logger: Logger,
-    private readonly heartbeatTimeoutMs: number,
-  ) {}
+  private readonly analyses: AnalysisService;
+  private readonly em: EntityManager;
+  private readonly priorities: DispatchPriorities;
+  private readonly client: Client;
+  private readonly queues: Pick<TaskQueues, 'analyses' | 'recognition'>;
+  private readonly logger: Logger;
+  private readonly heartbeatTimeoutMs: number;
+  /** The outbox marks of this process's starts, written together (flushMarks); its one database, one key. */
+  private readonly marks = new GroupCommit<{ em: EntityManager; id: string }, void>(
+    (_key, items) => flushMarks(items),
+    {
+      lingerMs: MARK_LINGER_MS,
+    },
+  );
+  /** Background starts under way (startInBackground), and the requests waiting for one of them to end. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly slotWaiters: (() => void)[] = [];
+
+  constructor({ analyses, em, priorities, client, queues, logger, heartbeatTimeoutMs }: AnalysisCommandsDeps) {
+    this.analyses = analyses;
+    this.em = em;
+    this.priorities = priorities;
+    this.client = client;
+    this.queues = queues;
+    this.logger = logger;
+    this.heartbeatTimeoutMs = heartbeatTimeoutMs;
+  }
 
   /**
    * Charges and commits, then answers without waiting for the workflow start (decisions.md:
@@ -102,7 +125,7 @@ export class AnalysisCommands {
     const requestId = requestIds.getStore();
     const memo = { ...identity.memo, ...(requestId ? { requestId } : {}), ...(retry > 0 ? { retry } : {}) };
     // Its organisation's lane: a batch member an operator retried stays in the batch lane.
-    const priority = await dispatchPriority(this.em, a.organisationId, a.batchId ? 'batch' : 'single');
+    const priority = await this.priorities.of(a.organisationId, a.batchId ? 'batch' : 'single');
     const start = () =>
       this.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
         ...identity,
@@ -118,8 +141,8 @@ export class AnalysisCommands {
     // The outbox mark is not waited for: the row is durable and the workflow exists, so a mark lost
     // to a crash only makes the relay start it again, which finds it (startOnce). Marks made while one
     // is being written go together in the next UPDATE.
-    marks
-      .submit(databaseKey(this.em), { em: this.em, id: a.id })
+    this.marks
+      .submit('marks', { em: this.em, id: a.id })
       .catch((err: unknown) => this.logger.warn({ err, analysisId: a.id }, 'outbox mark deferred to the relay'));
   }
 
@@ -146,7 +169,7 @@ export class AnalysisCommands {
   async startBatch(b: Batch): Promise<void> {
     // The batch's lane, which its children (the analyses) and their recognition passes inherit: the
     // server merges a parent's priority into a child started without one (batch.workflow.ts is unchanged).
-    const priority = await dispatchPriority(this.em, b.organisationId, 'batch');
+    const priority = await this.priorities.of(b.organisationId, 'batch');
     await startOnce(() =>
       this.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
         workflowId: b.id,
@@ -173,12 +196,17 @@ export class AnalysisCommands {
    * Returns once the start is under way (or, at the in-flight bound, once a slot is free).
    */
   async startInBackground(a: SubmittedAnalysis): Promise<void> {
-    while (inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => slotWaiters.push(r));
+    while (this.inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => this.slotWaiters.push(r));
     const start: Promise<void> = this.startSoon(() => this.startAnalysis(a)).finally(() => {
-      inFlight.delete(start);
-      slotWaiters.shift()?.();
+      this.inFlight.delete(start);
+      this.slotWaiters.shift()?.();
     });
-    inFlight.add(start);
+    this.inFlight.add(start);
+  }
+
+  /** Resolves when every background start begun so far has finished (the API waits for it on shutdown). */
+  async backgroundStartsSettled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   /** Best effort right after the commit; whatever fails here the relay starts later. */

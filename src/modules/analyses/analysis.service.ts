@@ -36,22 +36,11 @@ export type SubmittedAnalysis = Pick<
 export type Submitted = { analysis: SubmittedAnalysis; callbackSecret?: string };
 
 type Submission = {
-  service: AnalysisService;
   input: CreateAnalysisInput;
   secret?: string;
   answer?: AnswerInCommit<Submitted>;
 };
 export type SubmittedBatch = { batch: Batch; analyses: Submitted[] };
-
-/**
- * Single submissions of one organisation read in the same turn of the event loop, or arriving while
- * one of its commits is in flight, go together in the next commit (group-commit.ts): one row lock and
- * one WAL flush for the whole group instead of one each, which is what had concurrent submissions
- * queueing on the organisation's row.
- */
-const submissions = new GroupCommit<Submission, SubmittedAnalysis>((organisationId, items) =>
-  items[0]!.service.commitSubmissions(organisationId, items),
-);
 
 /** An analysis' columns from its image's input, the same on the entity path and the one-statement path. */
 function imageFields(img: BatchImageInput) {
@@ -71,17 +60,43 @@ function callbackSecret(): string {
   return `cbsec_${randomBytes(24).toString('hex')}`;
 }
 
+/** What AnalysisService uses (src/services.ts builds it once per process). */
+export type AnalysisServiceDeps = {
+  em: EntityManager;
+  credits: CreditService;
+  places: PlaceService;
+  alerts: AlertService;
+  /** ANALYSIS_RUNS: recognition passes per analysis. */
+  totalRuns: number;
+  /** CREDITS_LOW_THRESHOLD: the balance under which the credits-low alert is raised. */
+  creditsLowThreshold: number;
+};
+
 export class AnalysisService {
   readonly repo: AnalysisRepository;
+  private readonly em: EntityManager;
+  private readonly credits: CreditService;
+  private readonly places: PlaceService;
+  private readonly alerts: AlertService;
+  private readonly totalRuns: number;
+  private readonly creditsLowThreshold: number;
+  /**
+   * Single submissions of one organisation read in the same turn of the event loop, or arriving while
+   * one of its commits is in flight, go together in the next commit (group-commit.ts): one row lock and
+   * one WAL flush for the whole group instead of one each, which is what had concurrent submissions
+   * queueing on the organisation's row. One per service, which src/services.ts builds once per process.
+   */
+  private readonly submissions = new GroupCommit<Submission, SubmittedAnalysis>((organisationId, items) =>
+    this.commitSubmissions(organisationId, items),
+  );
 
-  constructor(
-    private readonly em: EntityManager,
-    private readonly credits: CreditService,
-    private readonly places: PlaceService,
-    private readonly totalRuns: number,
-    private readonly alerts: AlertService,
-    private readonly creditsLowThreshold: number,
-  ) {
+  constructor({ em, credits, places, alerts, totalRuns, creditsLowThreshold }: AnalysisServiceDeps) {
+    this.em = em;
+    this.credits = credits;
+    this.places = places;
+    this.alerts = alerts;
+    this.totalRuns = totalRuns;
+    this.creditsLowThreshold = creditsLowThreshold;
     this.repo = em.getRepository<Analysis, AnalysisRepository>(Analysis);
   }
 
@@ -159,7 +174,7 @@ export class AnalysisService {
   ): Promise<Submitted> {
     await this.assertPlaces(organisationId, [input], (_i, f) => f);
     const secret = input.callbackUrl ? callbackSecret() : undefined;
-    const analysis = await submissions.submit(organisationId, { service: this, input, secret, answer });
+    const analysis = await this.submissions.submit(organisationId, { input, secret, answer });
     return { analysis, callbackSecret: secret };
   }
 

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { databaseKey } from '../../db/sql.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import { AuthRequiredError, InvalidApiKeyError } from '../../lib/errors.js';
 import { limitsFor, PLANS, type RateLimitCategory } from '../organisations/plans.js';
@@ -10,8 +9,6 @@ import { type ApiKeyRepository, type KeyOwner } from './api-key.repository.js';
 import type { PlanTier } from '../organisations/organisation.entity.js';
 
 const TOUCH_EVERY_MS = 60_000;
-/** When this process last stamped each key's lastUsedAt. */
-const lastTouched = new Map<string, number>();
 
 /** The plan table's rate limits, once, as the JSON the database function takes. */
 const PLAN_LIMITS_JSON = JSON.stringify(
@@ -74,26 +71,17 @@ export async function takeGroup(em: EntityManager, items: Take[]): Promise<(Take
   return answers;
 }
 
-/**
- * The PostgreSQL store's takes, grouped (lib/group-commit.ts, no linger): the requests read in one
- * turn of the event loop go together, and a request arriving while this process's previous take is
- * in flight waits for it, then goes with the others that waited in the next statement. Under load
- * that is one round trip (one socket write, one statement for PostgreSQL to run) for many requests
- * instead of one each; a lone request goes at the end of its turn, without a timer.
- */
-const takes = new GroupCommit<Take, TakeRow | null>(
-  async (_key, items) => {
-    if (items.length === 1) {
-      const { em, hash, category, weight, address } = items[0]!;
-      const [row] = await em
-        .getRepository<ApiKey, ApiKeyRepository>(ApiKey)
-        .takeOne<TakeRow>([hash, category, weight, PLAN_LIMITS_JSON, address?.bucket ?? null, address?.limit ?? 0]);
-      return [row ?? null];
-    }
-    return takeGroup(items[0]!.em, items);
-  },
-  { maxGroup: 64 },
-);
+/** One flush of the gate's grouped takes (KeyGate.takes): a lone take in the one-take statement. */
+async function flushTakes(items: Take[]): Promise<(TakeRow | null)[]> {
+  if (items.length === 1) {
+    const { em, hash, category, weight, address } = items[0]!;
+    const [row] = await em
+      .getRepository<ApiKey, ApiKeyRepository>(ApiKey)
+      .takeOne<TakeRow>([hash, category, weight, PLAN_LIMITS_JSON, address?.bucket ?? null, address?.limit ?? 0]);
+    return [row ?? null];
+  }
+  return takeGroup(items[0]!.em, items);
+}
 
 export type TakeRow = {
   api_key_id: string;
@@ -130,6 +118,19 @@ function rateOf(row: Pick<TakeRow, 'allowed' | 'rate_limit' | 'used' | 'reset_at
  */
 export class KeyGate {
   private readonly repo: ApiKeyRepository;
+  /** When this gate (one per process: src/services.ts) last stamped each key's lastUsedAt. */
+  private readonly lastTouched = new Map<string, number>();
+  /**
+   * The PostgreSQL store's takes, grouped (lib/group-commit.ts, no linger): the requests read in one
+   * turn of the event loop go together, and a request arriving while this process's previous take is
+   * in flight waits for it, then goes with the others that waited in the next statement. Under load
+   * that is one round trip (one socket write, one statement for PostgreSQL to run) for many requests
+   * instead of one each; a lone request goes at the end of its turn, without a timer. The group is
+   * the gate's, and the gate talks to one database (its entity manager's), so one key serves.
+   */
+  private readonly takes = new GroupCommit<Take, TakeRow | null>((_key, items) => flushTakes(items), {
+    maxGroup: 64,
+  });
 
   constructor(
     private readonly em: EntityManager,
@@ -148,9 +149,9 @@ export class KeyGate {
   /** At most one lastUsedAt stamp a minute per key and process, decided without a round trip. */
   private touch(apiKeyId: string) {
     const now = Date.now();
-    if ((lastTouched.get(apiKeyId) ?? 0) >= now - TOUCH_EVERY_MS) return;
-    lastTouched.set(apiKeyId, now);
-    if (lastTouched.size > 100_000) lastTouched.clear();
+    if ((this.lastTouched.get(apiKeyId) ?? 0) >= now - TOUCH_EVERY_MS) return;
+    this.lastTouched.set(apiKeyId, now);
+    if (this.lastTouched.size > 100_000) this.lastTouched.clear();
     void this.repo.touchLastUsed(apiKeyId).catch(() => undefined);
   }
 
@@ -191,7 +192,7 @@ export class KeyGate {
           weight > 0 ? await this.limiter.consume(bucket, limit, weight) : await this.limiter.check(bucket, limit, 0),
       };
     }
-    const row = await takes.submit(databaseKey(this.em), { em: this.em, hash, category, weight, address });
+    const row = await this.takes.submit('takes', { em: this.em, hash, category, weight, address });
     if (row?.address_refused) throw new AddressOverBudgetError(rateOf(row));
     if (!row) throw new InvalidApiKeyError();
     this.touch(row.api_key_id);

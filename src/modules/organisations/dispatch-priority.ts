@@ -23,9 +23,9 @@ const BATCH_SHARE = 0.5;
 const PLAN_TTL_MS = 60_000;
 /** Bound on the cache (one entry per organisation that started work within PLAN_TTL_MS). */
 const MAX_CACHED = 10_000;
-const plans = new Map<string, { plan: PlanTier; until: number }>();
+type PlanCache = Map<string, { plan: PlanTier; until: number }>;
 
-async function planOf(em: EntityManager, organisationId: string): Promise<PlanTier | undefined> {
+async function planOf(em: EntityManager, plans: PlanCache, organisationId: string): Promise<PlanTier | undefined> {
   const now = Date.now();
   const cached = plans.get(organisationId);
   if (cached && cached.until > now) return cached.plan;
@@ -45,14 +45,17 @@ async function planOf(em: EntityManager, organisationId: string): Promise<PlanTi
  * A plan that cannot be read (the database unreachable for a moment) gives the default weight:
  * the start matters more than its share.
  */
-export async function dispatchPriority(
-  em: EntityManager,
-  organisationId: string,
-  lane: DispatchLane,
-): Promise<Priority> {
-  const plan = await planOf(em, organisationId).catch(() => undefined);
-  const weight = plan ? FAIRNESS_WEIGHTS[plan] : 1;
-  return lane === 'batch'
-    ? { fairnessKey: `${organisationId}/batch`, fairnessWeight: weight * BATCH_SHARE }
-    : { fairnessKey: organisationId, fairnessWeight: weight };
+export class DispatchPriorities {
+  /** The plans this process read (src/commands.ts builds one DispatchPriorities for its starters). */
+  private readonly plans: PlanCache = new Map();
+
+  constructor(private readonly em: EntityManager) {}
+
+  async of(organisationId: string, lane: DispatchLane): Promise<Priority> {
+    const plan = await planOf(this.em, this.plans, organisationId).catch(() => undefined);
+    const weight = plan ? FAIRNESS_WEIGHTS[plan] : 1;
+    return lane === 'batch'
+      ? { fairnessKey: `${organisationId}/batch`, fairnessWeight: weight * BATCH_SHARE }
+      : { fairnessKey: organisationId, fairnessWeight: weight };
+  }
 }

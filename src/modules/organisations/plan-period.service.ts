@@ -13,11 +13,14 @@ import type { OrganisationRepository } from './organisation.repository.js';
  * activity never renews twice.
  */
 export class PlanPeriodService {
-  constructor(
-    private readonly em: EntityManager,
-    /** PLAN_PERIOD_MS: a fixed period length (tests); unset, calendar months. */
-    private readonly periodMs?: number,
-  ) {}
+  private readonly em: EntityManager;
+  /** PLAN_PERIOD_MS: a fixed period length (tests); unset, calendar months. */
+  private readonly periodMs?: number;
+
+  constructor({ em, periodMs }: { em: EntityManager; periodMs?: number }) {
+    this.em = em;
+    this.periodMs = periodMs;
+  }
 
   /** The end of the first period of an organisation created at `createdAt`. */
   firstPeriodEnd(createdAt: Date): Date {

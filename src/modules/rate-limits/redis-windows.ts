@@ -60,25 +60,34 @@ return { ok and 1 or 0, total, (oldest or now_s) + 61, wait }
 
 export type WindowRow = { allowed: boolean; used: number; reset_at: number; retry_after: number };
 
+/**
+ * The process's Redis rate-limit windows (REDIS_URL): one client, made by whoever owns the process's
+ * services (src/runtime.ts) and closed by it. It connects on its first take, so a process whose
+ * services never take (a worker) never connects.
+ */
 export class RedisWindows {
-  private readonly client: Redis;
+  private connected: Redis | undefined;
   /** Since when Redis has been unusable (null while it answers): the outage is logged once, not per request. */
   private downSince: number | null = null;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly logger?: Logger,
-  ) {
-    this.client = new Redis(url, {
+  ) {}
+
+  private get client(): Redis {
+    if (this.connected) return this.connected;
+    const client = new Redis(this.url, {
       lazyConnect: false,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: true,
       commandTimeout: COMMAND_TIMEOUT_MS,
       keyPrefix: 'shelf:rl:',
     });
-    this.client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE });
+    client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE });
     // The client reconnects on its own; its errors are the outage, told by tryTake (not unhandled).
-    this.client.on('error', () => undefined);
+    client.on('error', () => undefined);
+    return (this.connected = client);
   }
 
   async take(bucket: string, limit: number, weight: number, take: boolean): Promise<WindowRow> {
@@ -147,20 +156,8 @@ export class RedisWindows {
   }
 
   async close(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
+    const client = this.connected;
+    this.connected = undefined;
+    await client?.quit().catch(() => client.disconnect());
   }
-}
-
-const shared = new Map<string, RedisWindows>();
-
-/** One client per process and URL, however many service graphs are built (the first one's logger tells outages). */
-export function redisWindows(url: string, logger?: Logger): RedisWindows {
-  let windows = shared.get(url);
-  if (!windows) shared.set(url, (windows = new RedisWindows(url, logger)));
-  return windows;
-}
-
-export async function closeRedisWindows(): Promise<void> {
-  await Promise.all([...shared.values()].map((w) => w.close()));
-  shared.clear();
 }

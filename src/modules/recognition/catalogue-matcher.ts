@@ -12,7 +12,7 @@ export function normalizeGtin(code: string | null | undefined): string | null {
   return digits.padStart(14, '0');
 }
 
-const STOP = new Set(['the', 'and', 'of', 'a', 'with', 'pack', 'x']);
+const STOP: ReadonlySet<string> = new Set(['the', 'and', 'of', 'a', 'with', 'pack', 'x']);
 export function tokens(text: string | null | undefined): Set<string> {
   return new Set(
     (text ?? '')

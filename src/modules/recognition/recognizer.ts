@@ -79,22 +79,8 @@ export class RecognitionRejectedError extends Error {
   }
 }
 
+/** Makes an engine's recognizer; the engines RECOGNIZER selects from are engines/index.ts's. */
 export type RecognizerFactory = () => Recognizer | Promise<Recognizer>;
-
-const registry = new Map<string, RecognizerFactory>();
-
-/** Engines register under the name that RECOGNIZER selects. */
-export function registerRecognizer(name: string, factory: RecognizerFactory): void {
-  registry.set(name, factory);
-}
-
-export async function createRecognizer(name: string): Promise<Recognizer> {
-  const factory = registry.get(name);
-  if (!factory) {
-    throw new Error(`Unknown recognizer '${name}'. Available: ${[...registry.keys()].join(', ') || '(none)'}`);
-  }
-  return factory();
-}
 
 export function confidenceLevel(score: number): Confidence {
   if (score >= 0.8) return 'high';

@@ -15,19 +15,22 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, { algorithm: ARGON2ID });
 }
 
-/** A hash of nothing anyone knows: verified against when no member has the e-mail, so both cost the same. */
-let decoy: Promise<string> | undefined;
+/** Checks passwords against their hashes; one per SessionService (src/services.ts builds it once per process). */
+export class PasswordCheck {
+  /** A hash of nothing anyone knows: verified against when no member has the e-mail, so both cost the same. */
+  private decoy: Promise<string> | undefined;
 
-/**
- * Whether `password` matches `stored`; with no stored hash (an unknown e-mail, a member who never set
- * a password) a decoy is verified instead, so the answer takes as long either way and does not tell
- * which e-mail addresses are members.
- */
-export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
-  if (!stored) {
-    decoy ??= hashPassword(`decoy ${Math.random()}`);
-    await verify(await decoy, password).catch(() => false);
-    return false;
+  /**
+   * Whether `password` matches `stored`; with no stored hash (an unknown e-mail, a member who never set
+   * a password) a decoy is verified instead, so the answer takes as long either way and does not tell
+   * which e-mail addresses are members.
+   */
+  async verify(stored: string | null | undefined, password: string): Promise<boolean> {
+    if (!stored) {
+      this.decoy ??= hashPassword(`decoy ${Math.random()}`);
+      await verify(await this.decoy, password).catch(() => false);
+      return false;
+    }
+    return verify(stored, password).catch(() => false);
   }
-  return verify(stored, password).catch(() => false);
 }

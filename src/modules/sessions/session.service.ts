@@ -17,7 +17,7 @@ import type { MemberService } from '../members/member.service.js';
 import type { InviteInput } from '../members/member.schemas.js';
 import { Organisation, type PlanTier } from '../organisations/organisation.entity.js';
 import type { RateLimiter } from '../rate-limits/rate-limiter.js';
-import { hashPassword, verifyPassword } from './password.js';
+import { hashPassword, PasswordCheck } from './password.js';
 import { MemberLink, Session, type MemberLinkKind } from './session.entity.js';
 import type { SessionRepository } from './session.repository.js';
 
@@ -96,14 +96,31 @@ export function csrfTokenMatches(sessionToken: string, sent: string | undefined)
  * Sessions stand in for API keys on the console's requests (SessionGate); everything here is about
  * making, resolving and ending them.
  */
+/** What SessionService uses (src/services.ts builds it once per process). */
+export type SessionServiceDeps = {
+  em: EntityManager;
+  limiter: RateLimiter;
+  members: MemberService;
+  settings: SessionSettings;
+  /** How links reach members (SMTP_URL); null: the API answers with the link instead. */
+  mail?: LinkMail;
+};
+
 export class SessionService {
-  constructor(
-    private readonly em: EntityManager,
-    private readonly limiter: RateLimiter,
-    private readonly members: MemberService,
-    readonly settings: SessionSettings,
-    private readonly mail: LinkMail = null,
-  ) {}
+  private readonly em: EntityManager;
+  private readonly limiter: RateLimiter;
+  private readonly members: MemberService;
+  readonly settings: SessionSettings;
+  private readonly mail: LinkMail;
+  private readonly passwords = new PasswordCheck();
+
+  constructor({ em, limiter, members, settings, mail = null }: SessionServiceDeps) {
+    this.em = em;
+    this.limiter = limiter;
+    this.members = members;
+    this.settings = settings;
+    this.mail = mail;
+  }
 
   private addressBucket(client: ClientInfo) {
     return `authfail:${client.addressKey}`;
@@ -139,8 +156,8 @@ export class SessionService {
     const candidates = await this.members.signInCandidates(email, input.organisationId ?? null, MAX_SIGN_IN_CANDIDATES);
     const withPassword = candidates.filter((c) => c.password_hash);
     const matches: typeof candidates = [];
-    if (withPassword.length === 0) await verifyPassword(null, input.password);
-    for (const c of withPassword) if (await verifyPassword(c.password_hash, input.password)) matches.push(c);
+    if (withPassword.length === 0) await this.passwords.verify(null, input.password);
+    for (const c of withPassword) if (await this.passwords.verify(c.password_hash, input.password)) matches.push(c);
     if (matches.length === 0) {
       await this.countFailure(client, email);
       throw new InvalidCredentialsError();
@@ -372,7 +389,7 @@ export class SessionService {
     const user = await this.em.findOneOrFail(User, { id: session.userId });
     const account = await this.limiter.check(`signin:${user.email}`, this.settings.signInFailuresPerMinute);
     if (!account.allowed) throw new RateLimitedError(account, 'failed sign-ins a minute for this account');
-    if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+    if (!(await this.passwords.verify(user.passwordHash, input.currentPassword))) {
       await this.countFailure(client, user.email);
       throw new ValidationError('Invalid body: currentPassword: This is not your current password.', [
         { field: 'currentPassword', message: 'This is not your current password.' },

@@ -5,7 +5,6 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -26,7 +25,7 @@ import {
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventDispatcher } from '../webhooks/event-dispatcher.js';
-import { dispatchPriority } from '../organisations/dispatch-priority.js';
+import type { DispatchPriorities } from '../organisations/dispatch-priority.js';
 import type { Task } from './task.entity.js';
 import type { CreateTaskInput, TaskDetail, UpdateTaskInput } from './task.schemas.js';
 import type { TaskService } from './task.service.js';
@@ -35,23 +34,54 @@ import type { TaskService } from './task.service.js';
  * What the API does to tasks: the database through TaskService, the lifecycle through the task's
  * workflow (workflow id = task id).
  */
+/** What TaskCommands uses (src/commands.ts builds it once per process). */
+export type TaskCommandsDeps = {
+  tasks: TaskService;
+  client: Client;
+  queues: Pick<TaskQueues, 'tasks'>;
+  dispatcher: EventDispatcher;
+  logger: Logger;
+  /** The organisation's fairness key and weight for a start (dispatch-priority.ts). */
+  priorities: DispatchPriorities;
+  /** TASK_OVERDUE_AFTER_MS */
+  overdueAfterMs: number;
+  /** How long an update waits for a worker to decide it (config TASK_UPDATE_WAIT_MS). */
+  updateWaitMs: number;
+};
+
 export class TaskCommands {
-  constructor(
-    private readonly tasks: TaskService,
-    private readonly client: Client,
-    private readonly queues: TaskQueues,
-    private readonly dispatcher: EventDispatcher,
-    private readonly overdueAfterMs: number,
-    private readonly logger: Logger,
-    /** How long an update waits for a worker to decide it (config TASK_UPDATE_WAIT_MS). */
-    private readonly updateWaitMs: number,
-    /** Reads the organisation's plan for its fairness weight (dispatch-priority.ts). */
-    private readonly em: EntityManager,
-  ) {}
+  private readonly tasks: TaskService;
+  private readonly client: Client;
+  private readonly queues: Pick<TaskQueues, 'tasks'>;
+  private readonly dispatcher: EventDispatcher;
+  private readonly logger: Logger;
+  private readonly priorities: DispatchPriorities;
+  private readonly overdueAfterMs: number;
+  private readonly updateWaitMs: number;
+
+  constructor({
+    tasks,
+    client,
+    queues,
+    dispatcher,
+    logger,
+    priorities,
+    overdueAfterMs,
+    updateWaitMs,
+  }: TaskCommandsDeps) {
+    this.tasks = tasks;
+    this.client = client;
+    this.queues = queues;
+    this.dispatcher = dispatcher;
+    this.logger = logger;
+    this.priorities = priorities;
+    this.overdueAfterMs = overdueAfterMs;
+    this.updateWaitMs = updateWaitMs;
+  }
 
   async start(task: Task): Promise<void> {
     // The task's signals (a batch of photos for it) queue in its organisation's lane.
-    const priority = await dispatchPriority(this.em, task.organisationId, 'other');
+    const priority = await this.priorities.of(task.organisationId, 'other');
     await startOnce(() =>
       this.client.workflow.start<TaskWorkflow>(TASK_WORKFLOW, {
         workflowId: task.id,

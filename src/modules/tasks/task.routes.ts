@@ -16,7 +16,7 @@ const params = idParams('tsk_01jdq3x4v6m8c9a1b2c3d4e5f6');
 const tag = 'Tasks';
 
 /** Fields a tasker (field staff) changes as they work; what the task is and who does it stay the office's. */
-const TASKER_FIELDS = new Set(['status', 'notes']);
+const TASKER_FIELDS: ReadonlySet<string> = new Set(['status', 'notes']);
 
 function assertTaskerMayChange(auth: AuthContext, body: object) {
   if (auth.session?.memberRole !== 'tasker') return;

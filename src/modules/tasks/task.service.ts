@@ -25,18 +25,32 @@ import type { TaskRepository } from './task.repository.js';
 
 export type TaskPolicy = { lowComplianceGrade: 'A' | 'B' | 'C' | 'D'; priceMismatchShare: number };
 
+/** What TaskService uses (src/services.ts builds it once per process). */
+export type TaskServiceDeps = {
+  em: EntityManager;
+  projects: ProjectService;
+  events: EventService;
+  alerts: AlertService;
+  policy: TaskPolicy;
+};
+
 const GRADE_ORDER = ['F', 'D', 'C', 'B', 'A'];
 
 export class TaskService {
   readonly repo: TaskRepository;
 
-  constructor(
-    private readonly em: EntityManager,
-    private readonly projects: ProjectService,
-    private readonly events: EventService,
-    private readonly alerts: AlertService,
-    private readonly policy: TaskPolicy,
-  ) {
+  private readonly em: EntityManager;
+  private readonly projects: ProjectService;
+  private readonly events: EventService;
+  private readonly alerts: AlertService;
+  private readonly policy: TaskPolicy;
+
+  constructor({ em, projects, events, alerts, policy }: TaskServiceDeps) {
+    this.em = em;
+    this.projects = projects;
+    this.events = events;
+    this.alerts = alerts;
+    this.policy = policy;
     this.repo = em.getRepository<Task, TaskRepository>(Task);
   }
 

@@ -7,24 +7,48 @@ import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventService } from '../events/event.service.js';
 import type { DeliveryRef, DeliveryService } from './delivery.service.js';
 import { endpointKey } from './endpoint-slots.js';
-import { dispatchPriority } from '../organisations/dispatch-priority.js';
+import type { DispatchPriorities } from '../organisations/dispatch-priority.js';
 
 /**
  * Turns a recorded event into deliveries and starts one delivery workflow per delivery
  * (workflow id = delivery id). Every step is idempotent, so the caller (an activity, the API, or
  * the relay) may repeat it after any crash.
  */
+/** What EventDispatcher uses (src/commands.ts builds it once per process). */
+export type EventDispatcherDeps = {
+  em: EntityManager;
+  deliveries: DeliveryService;
+  events: EventService;
+  /** The organisation's fairness key and weight for a start (dispatch-priority.ts). */
+  priorities: DispatchPriorities;
+  client: Client;
+  queues: Pick<TaskQueues, 'deliveries'>;
+  /** WEBHOOK_RETRY_SCHEDULE_MS: the delays between a delivery's attempts. */
+  retryDelaysMs: number[];
+  /** The client shares its connection with this process's workers (temporal/client.ts). */
+  eagerStarts: boolean;
+};
+
 export class EventDispatcher {
-  constructor(
-    private readonly em: EntityManager,
-    private readonly deliveries: DeliveryService,
-    private readonly events: EventService,
-    private readonly client: Client,
-    private readonly queues: TaskQueues,
-    private readonly retryDelaysMs: number[],
-    /** The client shares its connection with this process's workers (temporal/client.ts). */
-    private readonly eagerStarts: boolean,
-  ) {}
+  private readonly em: EntityManager;
+  private readonly deliveries: DeliveryService;
+  private readonly events: EventService;
+  private readonly priorities: DispatchPriorities;
+  private readonly client: Client;
+  private readonly queues: Pick<TaskQueues, 'deliveries'>;
+  private readonly retryDelaysMs: number[];
+  private readonly eagerStarts: boolean;
+
+  constructor({ em, deliveries, events, priorities, client, queues, retryDelaysMs, eagerStarts }: EventDispatcherDeps) {
+    this.em = em;
+    this.deliveries = deliveries;
+    this.events = events;
+    this.priorities = priorities;
+    this.client = client;
+    this.queues = queues;
+    this.retryDelaysMs = retryDelaysMs;
+    this.eagerStarts = eagerStarts;
+  }
 
   async dispatch(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
     const refs = await this.deliveries.fanOut(eventId, onlyWebhookId);
@@ -36,7 +60,7 @@ export class EventDispatcher {
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
   async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
     // One organisation's burst of deliveries (a batch's results) queues in its own lane.
-    const priority = await dispatchPriority(this.em, ref.organisationId, 'other');
+    const priority = await this.priorities.of(ref.organisationId, 'other');
     await startOnce(() =>
       this.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
         workflowId: ref.id,

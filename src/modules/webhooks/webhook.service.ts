@@ -33,16 +33,28 @@ export type RedeliveryCandidate = {
   skipReason: string | null;
 };
 
+/** What WebhookService uses (src/services.ts builds it once per process). */
+export type WebhookServiceDeps = {
+  em: EntityManager;
+  events: EventService;
+  deliveries: DeliveryService;
+  allowInsecureUrls: boolean;
+};
+
 export class WebhookService {
   private readonly repo: WebhookRepository;
   private readonly deliveryRepo: DeliveryRepository;
+  private readonly em: EntityManager;
+  private readonly events: EventService;
+  private readonly deliveries: DeliveryService;
+  /** ALLOW_PRIVATE_NETWORK_FETCH: http and private addresses allowed (development, tests). */
+  private readonly allowInsecureUrls: boolean;
 
-  constructor(
-    private readonly em: EntityManager,
-    private readonly events: EventService,
-    private readonly deliveries: DeliveryService,
-    private readonly allowInsecureUrls: boolean,
-  ) {
+  constructor({ em, events, deliveries, allowInsecureUrls }: WebhookServiceDeps) {
+    this.em = em;
+    this.events = events;
+    this.deliveries = deliveries;
+    this.allowInsecureUrls = allowInsecureUrls;
     this.repo = em.getRepository<Webhook, WebhookRepository>(Webhook);
     this.deliveryRepo = em.getRepository<Delivery, DeliveryRepository>(Delivery);
   }

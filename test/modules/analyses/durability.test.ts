@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { sql } from '../../../src/db/sql.js';
 import { createCommands } from '../../../src/commands.js';
-import { backgroundStartsSettled } from '../../../src/modules/analyses/analysis-commands.js';
 import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
@@ -85,12 +84,13 @@ describe('durability between the database, Temporal and worker processes', () =>
       config: api.runtime.config,
       logger: api.runtime.logger,
     });
-    const { analysis } = await createCommands(services, {
+    const commands = createCommands(services, {
       client: unreachable.client,
       config: api.runtime.config,
       logger: api.runtime.logger,
-    }).analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
-    await backgroundStartsSettled();
+    });
+    const { analysis } = await commands.analyses.submit(org.id, { imageUrl: host.url('/beans.png') });
+    await commands.analyses.backgroundStartsSettled();
     await unreachable.connection.close().catch(() => undefined);
     const em = api.runtime.orm.em.fork();
     const [row] = await sql<{ workflow_started_at: Date | null }>(

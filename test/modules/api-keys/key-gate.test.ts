@@ -30,16 +30,19 @@ describe('KeyGate with the PostgreSQL store: takes that arrive together share a 
       const org = await s.organisations.create({ name: 'Other database', plan: 'free', credits: 0 });
       const otherKey = (await s.apiKeys.create(org.id, 'read', 'other')).secret;
       const here = await createTestOrg(api.runtime, { plan: 'free' });
+      // Each database's gate, as each ORM's services build one (its takes grouped by the gate).
       const gateOn = (orm: { em: { fork(): EntityManager } }) => {
         const em = orm.em.fork();
         return new KeyGate(em, new RateLimiter(em));
       };
+      const gateHere = gateOn(api.runtime.orm);
+      const gateThere = gateOn(other);
       // Interleaved in one tick: each database's key must be found in its own database.
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
           i % 2 === 0
-            ? gateOn(api.runtime.orm).enter(`Bearer ${here.keys.read}`, 'reads', 1)
-            : gateOn(other).enter(`Bearer ${otherKey}`, 'reads', 1),
+            ? gateHere.enter(`Bearer ${here.keys.read}`, 'reads', 1)
+            : gateThere.enter(`Bearer ${otherKey}`, 'reads', 1),
         ),
       );
       assert.deepEqual(
@@ -58,10 +61,10 @@ describe('KeyGate with the PostgreSQL store: takes that arrive together share a 
     const a = await createTestOrg(api.runtime, { plan: 'free' });
     const b = await createTestOrg(api.runtime, { plan: 'free' });
     const unknown = `Bearer ${generateApiKey()}`;
-    const gate = () => {
-      const em = api.runtime.orm.em.fork();
-      return new KeyGate(em, new RateLimiter(em));
-    };
+    // The process's one gate (src/services.ts builds one): its takes are grouped.
+    const em = api.runtime.orm.em.fork();
+    const shared = new KeyGate(em, new RateLimiter(em));
+    const gate = () => shared;
     const calls: { header: string; weight: number }[] = [
       ...Array.from({ length: 10 }, () => ({ header: `Bearer ${a.keys.read}`, weight: 3 })),
       { header: unknown, weight: 1 },

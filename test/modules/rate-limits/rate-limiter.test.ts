@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
-import { closeRedisWindows, redisWindows } from '../../../src/modules/rate-limits/redis-windows.js';
+import { RedisWindows } from '../../../src/modules/rate-limits/redis-windows.js';
 import { request, startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';
 import { startApiProcess } from '../../helpers/api-process.js';
@@ -92,10 +92,8 @@ for (const store of ['postgres', 'redis'] as const) {
     });
 
     it('a batch takes all its slots or none; a take larger than the limit can never fit', async () => {
-      const limiter = new RateLimiter(
-        a.runtime.orm.em.fork(),
-        store === 'redis' ? () => redisWindows(REDIS_URL) : undefined,
-      );
+      const windows = store === 'redis' ? new RedisWindows(REDIS_URL) : undefined;
+      const limiter = new RateLimiter(a.runtime.orm.em.fork(), windows ? () => windows : undefined);
       const bucket = `test:${store}:${Math.random()}`;
       assert.equal((await limiter.consume(bucket, 5, 4)).allowed, true);
       const tooMany = await limiter.consume(bucket, 5, 2);
@@ -109,7 +107,7 @@ for (const store of ['postgres', 'redis'] as const) {
       const view = await limiter.peek(bucket, 5);
       assert.equal(view.remaining, 0);
       assert.ok(view.resetAt * 1000 > Date.now() + 55_000);
-      if (store === 'redis') await closeRedisWindows();
+      await windows?.close();
     });
   });
 }

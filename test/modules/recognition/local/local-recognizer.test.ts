@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import '../../../../src/modules/recognition/engines/index.js';
-import { closeLocalRecognizer } from '../../../../src/modules/recognition/engines/local.js';
-import { createRecognizer, type Recognizer } from '../../../../src/modules/recognition/recognizer.js';
+import { RecognitionEngines } from '../../../../src/modules/recognition/engines/index.js';
+import type { Recognizer } from '../../../../src/modules/recognition/recognizer.js';
 import { startTestApi, type TestApi } from '../../../helpers/api.js';
 import { createTestOrg } from '../../../helpers/fixtures.js';
 import { startImageHost, type ImageHost } from '../../../helpers/image-host.js';
@@ -35,13 +34,14 @@ function iou(a: number[], b: number[]): number {
 }
 
 describe('local recognizer on the committed synthetic shelves (offline: OCR data and barcode wasm from node_modules)', () => {
+  const engines = new RecognitionEngines();
   let recognizer: Recognizer;
   let api: TestApi;
   let host: ImageHost;
   let stopWorkers: () => Promise<void>;
 
   before(async () => {
-    recognizer = await createRecognizer('local');
+    recognizer = await engines.create('local');
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('local-recognizer') });
     stopWorkers = (await startTestWorkers(api.runtime, recognizer)).stop;
     host = await startImageHost({ '/shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(`${dir}/shelf-02.jpg`) } });
@@ -50,7 +50,7 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
     await stopWorkers();
     await host.close();
     await api.close();
-    await closeLocalRecognizer();
+    await engines.close();
   });
 
   for (const name of ['shelf-02', 'shelf-10']) {

@@ -2,13 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import '../../../../src/modules/recognition/engines/index.js';
-import { closeLocalRecognizer } from '../../../../src/modules/recognition/engines/local.js';
-import {
-  createRecognizer,
-  type CatalogueEntry,
-  type Recognizer,
-} from '../../../../src/modules/recognition/recognizer.js';
+import { RecognitionEngines } from '../../../../src/modules/recognition/engines/index.js';
+import type { CatalogueEntry, Recognizer } from '../../../../src/modules/recognition/recognizer.js';
 import { scoreShelf, type ShelfTruth } from '../../../../scripts/eval/score.js';
 import { shelfInput } from '../../../../scripts/lib/shelf-photos.js';
 
@@ -32,11 +27,12 @@ const truths = readdirSync(dir)
   .map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as ShelfTruth);
 
 describe('local recognizer on shelves from a generator it was never tuned on', () => {
+  const engines = new RecognitionEngines();
   let recognizer: Recognizer;
   before(async () => {
-    recognizer = await createRecognizer('local');
+    recognizer = await engines.create('local');
   });
-  after(() => closeLocalRecognizer());
+  after(() => engines.close());
 
   it(`finds at least ${Math.round(RECALL_FLOOR * 100)} % of the products on the fixed sample, and names nothing that is not there`, async () => {
     let truth = 0,
