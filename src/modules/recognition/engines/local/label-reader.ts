@@ -6,6 +6,7 @@ import { stretchContrast } from './contrast.js';
 import { sharpenGrey } from './sharpen.js';
 import type { GreyImage } from './photo.js';
 import { checkpoint } from './photo-stop.js';
+import { count } from './stage-profile.js';
 
 /**
  * A label as read: its text, and where its barcode's bars were seen (in photo pixels), split by
@@ -32,7 +33,16 @@ export const CLOSE_LOOK: LabelView = { height: 220, sharpen: true };
  */
 const MIN_SYMBOL_WIDTH = 143;
 
-type Prepared = { box: Box; pixels: Buffer; width: number; height: number; barcodes: Box[]; smallBarcodes: Box[] };
+/** `view`: the view's height, for the stage profile's counts. */
+type Prepared = {
+  box: Box;
+  view: number;
+  pixels: Buffer;
+  width: number;
+  height: number;
+  barcodes: Box[];
+  smallBarcodes: Box[];
+};
 
 /**
  * A label's pixels, cut out of the grey photo (the box widened to whole pixels, kept inside the photo).
@@ -90,6 +100,7 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
   const wide = (b: Box) => (b.x1 - b.x0 - 2 * CELL_W) / scale >= MIN_SYMBOL_WIDTH;
   return {
     box,
+    view: view.height,
     pixels: data,
     width: info.width,
     height: info.height,
@@ -131,6 +142,9 @@ async function readSheet(ocr: OcrPool, placed: Prepared[], split = true): Promis
       p.pixels.copy(sheet, (tops[i]! + row) * sheetWidth + GAP, row * p.width, (row + 1) * p.width);
   });
   checkpoint();
+  count(`sheets${placed[0]!.view}`);
+  count(`sheetPx${placed[0]!.view}`, sheetWidth * y);
+  count(`crops${placed[0]!.view}`, placed.length);
   const words = await ocr.words(pgm(sheet, sheetWidth, y), PSM.SINGLE_BLOCK);
   if (split && placed.length >= SPLIT_AT && !words.some(sure)) {
     const half = Math.ceil(placed.length / 2);

@@ -17,6 +17,7 @@ import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.j
 import { checkpoint } from './photo-stop.js';
 import { parseLabelPrices, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
+import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
 /** `currency`: the shelf's, for a label whose own price was not read (withShelfCurrency). */
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[]; currency?: string };
@@ -174,10 +175,22 @@ export class LocalRecognizer implements Recognizer {
   constructor(private readonly opts: LocalRecognizerOptions) {}
 
   async recognize(input: RecognizeInput): Promise<RecognizedProduct[]> {
+    profileStart();
+    try {
+      return await this.recognizePhoto(input);
+    } finally {
+      profileEnd({ width: input.width, height: input.height });
+    }
+  }
+
+  private async recognizePhoto(input: RecognizeInput): Promise<RecognizedProduct[]> {
     // checkpoint(): a photo the pool has stopped (photo-stop.ts) is left off between any two stages.
+    // mark(): the opt-in stage profile (stage-profile.ts), nothing when it is off.
     const photo = await decodePhoto(input.image);
+    mark('decode');
     checkpoint();
     const paper = await findLabelBoxes(photo);
+    mark('paper');
     checkpoint();
     const grey = greenChannel(photo);
     // Labels the paper finder missed: from their barcodes first (any paper colour, a few ms), then by
@@ -188,25 +201,33 @@ export class LocalRecognizer implements Recognizer {
       photo,
       bars.filter((b) => !paper.some((k) => holds(k, b))),
     );
+    mark('bars');
     checkpoint();
     const byText = this.opts.text
       ? await findTextLabels(await this.opts.text(), photo, bars, [...paper, ...byBars])
       : [];
+    mark('textDetect');
+    count('paper', paper.length);
+    count('byBars', byBars.length);
+    count('byText', byText.length);
     checkpoint();
     const boxes = [...paper, ...byBars, ...byText];
     // No label found (an unusual store, a close-up): read the whole photo instead.
     if (boxes.length === 0) return this.recognizeWholeImage(input);
     const entries = this.entries(input.catalogue);
-    const [first, packs] = await Promise.all([
-      this.readLabels(photo, grey, boxes, entries, paper.length + byBars.length),
-      packMask(photo),
-    ]);
+    // Profiled, the two run in turn, so each one's time is its own.
+    const packing = profiling() ? null : packMask(photo);
+    const first = await this.readLabels(photo, grey, boxes, entries, paper.length + byBars.length);
+    const packs = await (packing ?? packMask(photo));
+    mark('packs');
     checkpoint();
     const read = await this.darkLabels(photo, grey, first, paper.length, entries);
     const { readings } = read;
     const labels = withShelfCurrency(read.labels);
+    mark('darkLabels');
     checkpoint();
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
+    mark('barcodes');
     checkpoint();
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
@@ -242,6 +263,7 @@ export class LocalRecognizer implements Recognizer {
           if (products[same]!.price === null && product.price !== null) products[same] = product;
           continue;
         }
+        count('byTextProducts');
       }
       products.push(product);
     }
@@ -385,7 +407,9 @@ export class LocalRecognizer implements Recognizer {
     onPaper: number,
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
     // Paper's and bars' labels on one sheet, the text detector's on another.
+    mark('prepare');
     const readings = await readLabels(this.opts.ocr, grey, boxes, FIRST_LOOK, [onPaper]);
+    mark('firstRead');
     checkpoint();
     const labels = readings.map((r) => this.asLabel(r));
     // How well each first reading names a catalogue entry: a pass over the whole catalogue a label,
@@ -433,10 +457,16 @@ export class LocalRecognizer implements Recognizer {
       photo,
       lined.map((g) => (labels[g.i]!.box as TextLabel).lines),
     );
+    mark('learnedLines');
+    count(
+      'learnedLines',
+      lined.reduce((n, g) => n + (labels[g.i]!.box as TextLabel).lines.length, 0),
+    );
     lined.forEach((g, k) => {
       const label = labels[g.i]!;
       const learned = this.asLabel({ ...readings[g.i]!, text: seen[k]! });
       const learnedNamed = this.bestEntry(learned, entries)?.score ?? 0;
+      if (learnedNamed > g.named || completeness(learned.price) > completeness(label.price)) count('learnedLinesGain');
       labels[g.i] = {
         ...label,
         nameText: learnedNamed > g.named ? learned.nameText : label.nameText,
@@ -458,7 +488,9 @@ export class LocalRecognizer implements Recognizer {
         y1: box.y1,
       };
     });
+    mark('matchFirst');
     const closer = await readLabels(this.opts.ocr, grey, looked, CLOSE_LOOK);
+    mark('closeRead');
     for (const [k, u] of unsure.entries()) {
       checkpoint();
       const label = labels[u.i]!;
@@ -474,8 +506,13 @@ export class LocalRecognizer implements Recognizer {
       // Only on what is a label by its name, its symbol or its price: paper that names nothing and
       // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
       const labelLike = named >= 0.5 || hasBars(readings[u.i]!) || entries.length === 0;
+      if (againNamed > u.named || completeness(price) > completeness(label.price))
+        count(u.i < onPaper ? 'closeGainPaper' : 'closeGainText');
+      count(u.i < onPaper ? 'closePaper' : 'closeText');
       const stillUnsure = (entries.length > 0 && named < 0.5) || completeness(price) === 0;
       if (this.opts.text && stillUnsure && (labelLike || price !== null)) {
+        mark('matchClose');
+        const had = { nameText, price };
         ({ nameText, price } = await this.learnedLook(
           photo,
           { ...label, box: looked[k]!, nameText },
@@ -485,6 +522,9 @@ export class LocalRecognizer implements Recognizer {
           price,
           u.i < onPaper,
         ));
+        mark('learnedLook');
+        count('learnedLooks');
+        if (had.nameText !== nameText || completeness(price) > completeness(had.price)) count('learnedLookGain');
       } else if (!this.opts.text && completeness(price) === 0 && u.i < onPaper && labelLike) {
         const tag = await readTagPrice(
           this.opts.ocr,
@@ -492,9 +532,11 @@ export class LocalRecognizer implements Recognizer {
           label.box,
         );
         if (tag) price = barePrice(tag.value);
+        mark('tagPrice');
       }
       labels[u.i] = { ...label, nameText, price };
     }
+    mark('matchClose');
     return { labels, readings };
   }
 
