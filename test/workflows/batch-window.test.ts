@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { BATCH_WINDOW, batchProgressQuery } from '../../src/temporal/contracts/analysis.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../helpers/image-host.js';
 import { product, ScriptedRecognizer } from '../helpers/scripted-recognizer.js';
+import { recordHistory } from '../helpers/record-history.js';
 import { batchCompleted } from '../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../helpers/worker.js';
 
@@ -83,9 +83,6 @@ describe('a batch starts its analyses through a window', () => {
     assert.equal(most, BATCH_WINDOW, `at most ${most} children open at once`);
 
     // How test/fixtures/histories/batch-window-twelve-children.json was recorded (README there).
-    if (process.env.RECORD_BATCH_HISTORY) {
-      const history = await handle.fetchHistory();
-      writeFileSync(process.env.RECORD_BATCH_HISTORY, JSON.stringify({ workflowId: batchId, history }));
-    }
+    await recordHistory(api.runtime.temporal.client, batchId, process.env.RECORD_BATCH_HISTORY);
   });
 });

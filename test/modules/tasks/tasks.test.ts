@@ -7,6 +7,7 @@ import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
 import { startReceiver } from '../../helpers/receiver.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { recordHistory } from '../../helpers/record-history.js';
 import { waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 
@@ -175,6 +176,8 @@ describe('tasks as workflows, compliance and alerts', () => {
     assert.equal(recorded.completedAt, completedAt, 'completed by hand, not again');
     assert.equal(recorded.complianceScore, 66.7);
     assert.equal(recorded.complianceGrade, 'D');
+    // How test/fixtures/histories/analysis-on-final-task.json was recorded (README there).
+    await recordHistory(api.runtime.temporal.client, analysis.body.data.id, process.env.RECORD_ANALYSIS_HISTORY);
   });
 
   it('refuses every transition the state machine forbids with 409 and the allowed targets', async () => {
@@ -191,6 +194,8 @@ describe('tasks as workflows, compliance and alerts', () => {
       allowed: ['completed', 'cancelled'],
     });
     assert.equal((await patch('cancelled')).status, 200);
+    // How test/fixtures/histories/task-two-changes-*.json were recorded (README there).
+    await recordHistory(api.runtime.temporal.client, id, process.env.RECORD_TASK_HISTORY);
     for (const to of ['pending', 'in_progress', 'completed']) {
       const res = await patch(to);
       assert.equal(res.status, 409, to);

@@ -9,6 +9,7 @@ import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
 import { startReceiver } from '../../helpers/receiver.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
+import { recordHistory } from '../../helpers/record-history.js';
 import { waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 import { createCommands } from '../../../src/commands.js';
@@ -173,6 +174,8 @@ describe('webhooks and callbacks', () => {
       ],
     );
     assert.equal(delivery.attempts[0].responseExcerpt, 'nope');
+    // How test/fixtures/histories/delivery-four-attempts-*.json were recorded (README there).
+    await recordHistory(api.runtime.temporal.client, test.body.data.deliveryId, process.env.RECORD_DELIVERY_HISTORY);
     await receiver.close();
   });
 

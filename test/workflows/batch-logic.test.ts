@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import {
+  BATCH_WINDOW,
+  BATCH_WORKFLOW,
+  batchProgressQuery,
+  type AnalysisActivities,
+  type BatchMember,
+  type BatchWorkflow,
+} from '../../src/temporal/contracts/analysis.js';
+import type { DeliveryActivities } from '../../src/temporal/contracts/delivery.js';
+import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../src/temporal/contracts/durable-steps.js';
+import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '../helpers/mocked-activities.js';
+
+/**
+ * The batch workflow's own logic, its children real analysis workflows and every activity a
+ * function of the test (no database): one child per image, never more than BATCH_WINDOW in flight,
+ * the counts and status as they close, and a batch whose list cannot be read marked for an operator.
+ */
+describe('the batch workflow, with its activities mocked', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Awaited<ReturnType<typeof startMockedWorker>>;
+  /** Per batch id: its analyses. */
+  const batches = new Map<string, BatchMember[] | 'refused'>();
+  /** Analyses whose image is not one. */
+  const notImages = new Set<string>();
+  /** Recognition passes running now, most at once, and a gate the passes wait on. */
+  let running = 0;
+  let most = 0;
+  let open!: () => void;
+  let gate = Promise.resolve();
+  let arrived: (() => void) | null = null;
+  let expected = 0;
+  const activities: AnalysisActivities & DeliveryActivities = {
+    async listBatchAnalyses({ batchId }) {
+      const members = batches.get(batchId)!;
+      if (members === 'refused')
+        throw ApplicationFailure.create({ type: DATABASE_REFUSED, message: 'refused', nonRetryable: true });
+      return members;
+    },
+    async fetchImage({ analysisId }) {
+      if (notImages.has(analysisId))
+        throw ApplicationFailure.create({ type: 'IMAGE_NOT_AN_IMAGE', message: 'text/html', nonRetryable: true });
+      return { totalRuns: 1, width: 10, height: 10 };
+    },
+    async recognizeImage() {
+      most = Math.max(most, ++running);
+      if (running === expected) arrived?.();
+      await gate;
+      running--;
+      return { productCount: 1 };
+    },
+    async finalizeAnalysis({ analysisId }) {
+      return { analysisId, status: 'completed', productCount: 1, errorCode: null, eventIds: [], taskId: null };
+    },
+    async failAnalysis({ analysisId, code }) {
+      return { analysisId, status: 'failed', productCount: 0, errorCode: code, eventIds: [], taskId: null };
+    },
+    async storePreview() {},
+    async dispatchEvents() {
+      return { deliveries: 0 };
+    },
+    async attemptDelivery() {
+      throw new Error(`no delivery from ${callerId()}`);
+    },
+  };
+  before(async () => {
+    env = await mockedActivitiesEnv();
+    worker = await startMockedWorker(env, activities);
+  });
+  after(async () => {
+    open?.();
+    await worker?.stop();
+    await env?.teardown();
+  });
+
+  const member = (id: string): BatchMember => ({
+    id,
+    organisationId: 'org-mocked',
+    imageUrl: 'https://images.example/shelf.png',
+    externalId: null,
+    placeId: null,
+    taskId: null,
+  });
+  const startBatch = (batchId: string) =>
+    env.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
+      taskQueue: worker.taskQueue,
+      workflowId: batchId,
+      args: [{ batchId, recognitionTaskQueue: worker.taskQueue, heartbeatTimeoutMs: 20_000 }],
+    });
+
+  it(`starts one child per image, never more than ${BATCH_WINDOW} in flight, and counts them as they close`, async () => {
+    const batchId = `bat-mocked-${randomBytes(4).toString('hex')}`;
+    const ids = Array.from({ length: BATCH_WINDOW + 3 }, (_, i) => `${batchId}-an-${i}`);
+    batches.set(batchId, ids.map(member));
+    notImages.add(ids[2]!);
+    // The window's passes are held until all of it has arrived: the batch cannot start another
+    // while none has closed (the one that is not an image closes at once and lets one more in).
+    gate = new Promise<void>((r) => (open = r));
+    expected = BATCH_WINDOW;
+    const windowFull = new Promise<void>((r) => (arrived = r));
+    const handle = await startBatch(batchId);
+    await windowFull;
+    const started = (await handle.fetchHistory()).events!.filter(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+    ).length;
+    assert.equal(started, BATCH_WINDOW + 1, 'the window, and one more for the child that failed at once');
+    assert.deepEqual(await handle.query(batchProgressQuery), {
+      status: 'partial',
+      total: ids.length,
+      completed: 0,
+      failed: 1,
+    });
+    open();
+    assert.deepEqual(await handle.result(), {
+      status: 'completed',
+      total: ids.length,
+      completed: ids.length - 1,
+      failed: 1,
+    });
+    assert.equal(most, BATCH_WINDOW);
+    assert.equal(await entityStatus(env, batchId), 'completed');
+    // Each child is the analysis of its image, and the batch's.
+    for (const id of [ids[0]!, ids.at(-1)!]) {
+      const child = await env.client.workflow.getHandle(id).describe();
+      assert.equal(child.parentExecution?.workflowId, batchId);
+      assert.equal(child.status.name, 'COMPLETED');
+    }
+  });
+
+  it('a batch whose analyses cannot be read fails, marked for an operator, starting nothing', async () => {
+    const batchId = `bat-refused-${randomBytes(4).toString('hex')}`;
+    batches.set(batchId, 'refused');
+    const handle = await startBatch(batchId);
+    const err = await handle.result().then(
+      () => assert.fail('the batch completed'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof WorkflowFailedError, String(err));
+    const started = (await handle.fetchHistory()).events!.filter(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+    ).length;
+    assert.equal(started, 0);
+    assert.equal(await entityStatus(env, batchId), NEEDS_ATTENTION);
+  });
+});
