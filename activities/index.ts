@@ -28,7 +28,7 @@ export type ActivityDeps = {
   eagerStarts?: boolean;
   logger?: Logger;
   /**
-   * The process's services and commands (workers/main.ts passes its runtime's: one graph a process);
+   * The process's services and commands (workers/run-worker.ts passes its runtime's: one graph a process);
    * built here on `orm` when absent (a benchmark whose activities start workflows with a client of their own).
    */
   services?: Services;

@@ -65,7 +65,7 @@ export type WorkerSet = {
 };
 
 /**
- * The four workers of a worker process, used by workers/main.ts and by the tests alike: the analyses,
+ * The four workers of a worker process, used by workers/run-worker.ts and by the tests alike: the analyses,
  * tasks and deliveries queues run workflows and their light activities; the recognition queue runs
  * recognition passes only, so it scales (and is throttled) on its own.
  */

@@ -553,7 +553,7 @@ const until = async (label: string, what: () => boolean, timeoutMs = 180_000) =>
 
 say(`deliveries: ${EVENTS} through our path, then ${EVENTS} bare workflow + activity`);
 const queues = taskQueues(prefix);
-// As in a worker process (workers/main.ts): the activities' client is on the workers' connection.
+// As in a worker process (workers/run-worker.ts): the activities' client is on the workers' connection.
 const workerTemporal = temporalClientOn(connection, runtime.config.TEMPORAL_NAMESPACE);
 const activities = createActivities({
   orm: runtime.orm,

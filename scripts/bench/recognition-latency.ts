@@ -84,7 +84,7 @@ const hook = await call('POST', '/webhooks', adminKey, {
   events: ['task.completed'],
 });
 
-// The worker process: production worker set, the local recognizer's pool, as workers/main.ts makes it.
+// The worker process: production worker set, the local recognizer's pool, as workers/run-worker.ts makes it.
 const pool = new RecognitionPool(runtime.config.RECOGNITION_THREADS);
 const pooled = new PooledLocalRecognizer(pool);
 let reading = 0;

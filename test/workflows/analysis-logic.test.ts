@@ -37,7 +37,8 @@ const outcome = (analysisId: string, status: 'completed' | 'failed', errorCode: 
  * the failures that refund (failAnalysis) with their codes, one that cannot even be recorded, and the
  * task the analysis is for.
  */
-describe('the analysis workflow, with its activities mocked', () => {
+// A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
+describe('the analysis workflow, with its activities mocked', { timeout: 300_000 }, () => {
   let env: TestWorkflowEnvironment;
   let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   const scripts = new Map<string, Script>();

@@ -20,7 +20,8 @@ import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '
  * function of the test (no database): one child per image, never more than BATCH_WINDOW in flight,
  * the counts and status as they close, and a batch whose list cannot be read marked for an operator.
  */
-describe('the batch workflow, with its activities mocked', () => {
+// A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
+describe('the batch workflow, with its activities mocked', { timeout: 300_000 }, () => {
   let env: TestWorkflowEnvironment;
   let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   /** Per batch id: its analyses. */

@@ -56,7 +56,8 @@ type Script = Partial<TaskActivities> & { log: string[] };
  * analysis's signals moving the task along, a failed step marked for an operator and read back, the
  * overdue timer, deletion.
  */
-describe('the task workflow, with its activities mocked', () => {
+// A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
+describe('the task workflow, with its activities mocked', { timeout: 300_000 }, () => {
   let env: TestWorkflowEnvironment;
   let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   const scripts = new Map<string, Script>();

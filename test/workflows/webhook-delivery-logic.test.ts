@@ -23,7 +23,8 @@ type Attempt = { nextDelayMs: number | null; local: boolean };
  * ordinary activity behind it, a busy endpoint asked again without counting, and a delivery that
  * cannot be recorded ending marked for an operator.
  */
-describe('the webhook delivery workflow, with its activities mocked', () => {
+// A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
+describe('the webhook delivery workflow, with its activities mocked', { timeout: 300_000 }, () => {
   let env: TestWorkflowEnvironment;
   let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   /** Per delivery (workflow id): how its attempts answer, and the attempts as made. */

@@ -5,7 +5,7 @@ import { PooledLocalRecognizer, RecognitionPool } from './local/recognition-pool
 import { OpenAiRecognizer } from './openai-recognizer.js';
 
 /**
- * The recognition engines RECOGNIZER can select, made by the process that reads photos (workers/main.ts,
+ * The recognition engines RECOGNIZER can select, made by the process that reads photos (workers/run-worker.ts,
  * a test, a script) and closed by it. Settings are read when an engine is created, so a process running
  * one engine needs none of the other's. `extra`: engines of the caller's own under further names (a
  * test's scripted recognizer).

@@ -281,7 +281,7 @@ export class RecognitionPool {
   /**
    * Every thread reads the warm-up photo once (one task per thread: each takes one at a time), so
    * the first real photos do not pay for starting the OCR engine. A photo sent meanwhile waits for a
-   * thread as usual. The worker process calls it at start (workers/main.ts).
+   * thread as usual. The worker process calls it at start (workers/run-worker.ts).
    */
   async warm(): Promise<WarmedUp[]> {
     return Promise.all(
