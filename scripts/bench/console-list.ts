@@ -13,7 +13,7 @@ import { createApp } from '../../src/http/app.js';
 import { listen } from '../../src/http/listen.js';
 import { createServices } from '../../src/services.js';
 import { buildConsole } from '../build-console.js';
-import { seedAnalyses } from '../lib/many-analyses.js';
+import { seedAnalyses } from '../../test/helpers/many-analyses.js';
 import { benchEnvironment, benchRuntime } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
 

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js';
 import { createServices } from '../../src/services.js';
-import { processTable } from '../lib/child-processes.js';
+import { processTable } from '../../test/helpers/child-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
 

@@ -11,10 +11,10 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadShelfPhotos } from '../lib/shelf-photos.js';
+import { loadShelfPhotos } from '../../test/helpers/shelf-photos.js';
 import { parseOcrEngine, parseOcrModel } from '../../src/modules/recognition/engines/local/ocr-models.js';
 import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/native-tesseract.js';
-import { childProcesses } from '../lib/child-processes.js';
+import { childProcesses } from '../../test/helpers/child-processes.js';
 import { RecognitionPool } from '../../src/modules/recognition/engines/local/recognition-pool.js';
 
 const { values } = parseArgs({

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecognitionEngines } from '../../src/modules/recognition/engines/index.js';
-import { loadShelfPhotos } from '../lib/shelf-photos.js';
+import { loadShelfPhotos } from '../../test/helpers/shelf-photos.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
 
 const { values } = parseArgs({

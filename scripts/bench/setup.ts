@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { Recognizer } from '../../src/modules/recognition/recognizer.js';
 import type { Organisation } from '../../src/modules/organisations/organisation.entity.js';
 import type { Services } from '../../src/services.js';
-import { freshDatabase } from '../lib/fresh-database.js';
+import { freshDatabase } from '../../test/helpers/fresh-database.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
 import { startDevServer, type DevServer, type DevServerOptions } from '../temporal.js';
 import { toolSettings } from '../lib/tool-settings.js';

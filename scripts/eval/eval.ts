@@ -21,9 +21,9 @@ import { resolveOcrEngine } from '../../src/modules/recognition/engines/local/na
 import { readShelfTags } from '../../src/modules/recognition/engines/local/shelf-tags.js';
 import { readTagPrice } from '../../src/modules/recognition/engines/local/tag-price.js';
 import type { CatalogueEntry, Recognizer } from '../../src/modules/recognition/recognizer.js';
-import { childProcesses } from '../lib/child-processes.js';
+import { childProcesses } from '../../test/helpers/child-processes.js';
 import { runSecretsKey } from '../lib/run-secrets-key.js';
-import { shelfInput } from '../lib/shelf-photos.js';
+import { shelfInput } from '../../test/helpers/shelf-photos.js';
 import { readRealSplit, readRealTags } from './real-tags.js';
 import { scoreShelf, type ShelfTruth } from './score.js';
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { verifyWebhookSignature } from '../../clients/typescript/src/webhooks.js';
 import { buildConsole } from '../../scripts/build-console.js';
-import { seedAnalyses } from '../../scripts/lib/many-analyses.js';
+import { seedAnalyses } from '../helpers/many-analyses.js';
 import { sql } from '../../src/db/sql.js';
 import { RecognitionEngines } from '../../src/modules/recognition/engines/index.js';
 import { createServices } from '../../src/services.js';

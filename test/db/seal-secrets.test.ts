@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { dropDatabase, freshDatabase } from '../../scripts/lib/fresh-database.js';
+import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
 import { initORM } from '../../src/db/orm.js';
 import { createServices } from '../../src/services.js';
 import { startApiProcess } from '../helpers/api-process.js';

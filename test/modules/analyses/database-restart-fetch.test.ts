@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { freshDatabase } from '../../helpers/fresh-database.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth } from '../../helpers/image-host.js';

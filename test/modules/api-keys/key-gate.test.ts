@@ -6,7 +6,7 @@ import { generateApiKey, hashApiKey } from '../../../src/modules/api-keys/api-ke
 import { KeyGate, takeGroup, type Take } from '../../../src/modules/api-keys/key-gate.js';
 import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dropDatabase, freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { dropDatabase, freshDatabase } from '../../helpers/fresh-database.js';
 import { initORM } from '../../../src/db/orm.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';

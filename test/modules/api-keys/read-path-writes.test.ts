@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { dropDatabase, freshDatabase } from '../../../scripts/lib/fresh-database.js';
+import { dropDatabase, freshDatabase } from '../../helpers/fresh-database.js';
 import { initORM } from '../../../src/db/orm.js';
 import { createServices } from '../../../src/services.js';
 import { startApiProcess } from '../../helpers/api-process.js';

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { childProcesses } from '../../../../scripts/lib/child-processes.js';
+import { childProcesses } from '../../../helpers/child-processes.js';
 import { procStat } from '../../../../src/lib/proc-stat.js';
 import {
   PooledLocalRecognizer,

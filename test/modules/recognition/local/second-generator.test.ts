@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { RecognitionEngines } from '../../../../src/modules/recognition/engines/index.js';
 import type { CatalogueEntry, Recognizer } from '../../../../src/modules/recognition/recognizer.js';
 import { scoreShelf, type ShelfTruth } from '../../../../scripts/eval/score.js';
-import { shelfInput } from '../../../../scripts/lib/shelf-photos.js';
+import { shelfInput } from '../../../helpers/shelf-photos.js';
 
 // Photos from the second shelf generator (scripts/synth/second-generator), written apart from the
 // first: its own label designs, price formats, barcodes down to a pixel a module, perspective, glare,

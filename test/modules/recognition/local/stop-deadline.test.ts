@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { createLogger } from '../../../../src/lib/logger.js';
 import { RecognitionPool } from '../../../../src/modules/recognition/engines/local/recognition-pool.js';
 import { RecognitionRejectedError, type CatalogueEntry } from '../../../../src/modules/recognition/recognizer.js';
-import { shelfInput } from '../../../../scripts/lib/shelf-photos.js';
+import { shelfInput } from '../../../helpers/shelf-photos.js';
 
 const fixtures = resolve(import.meta.dirname, '../../../fixtures');
 const catalogue = (set: string) =>
