@@ -43,6 +43,19 @@ export type FanOutTarget = {
 /** An attempt's row in RECORD_ATTEMPT's order: delivery, attempt, started, duration, status, error, excerpt, succeeded. */
 export type AttemptRow = unknown[];
 
+/** A delivery that may be sent again, with its webhook's status (`redeliveryCandidates`). */
+export type RedeliveryCandidateRow = {
+  id: string;
+  event_type: string;
+  webhook_id: string | null;
+  analysis_id: string | null;
+  status: 'failed' | 'pending';
+  attempt_count: number;
+  last_status_code: number | null;
+  completed_at: Date | null;
+  webhook_status: string | null;
+};
+
 export class DeliveryRepository extends TenantRepository<Delivery> {
   /**
    * The event and each of its matching active endpoints (only `onlyWebhookId`, if given; else its
@@ -197,33 +210,8 @@ export class DeliveryRepository extends TenantRepository<Delivery> {
    * The organisation's failed deliveries that ended at or after `since`, and the pending ones not
    * waiting for a timer touched since then, oldest first, with their webhook's status.
    */
-  redeliveryCandidates(
-    organisationId: string,
-    since: Date,
-  ): Promise<
-    {
-      id: string;
-      event_type: string;
-      webhook_id: string | null;
-      analysis_id: string | null;
-      status: 'failed' | 'pending';
-      attempt_count: number;
-      last_status_code: number | null;
-      completed_at: Date | null;
-      webhook_status: string | null;
-    }[]
-  > {
-    return sql<{
-      id: string;
-      event_type: string;
-      webhook_id: string | null;
-      analysis_id: string | null;
-      status: 'failed' | 'pending';
-      attempt_count: number;
-      last_status_code: number | null;
-      completed_at: Date | null;
-      webhook_status: string | null;
-    }>(
+  redeliveryCandidates(organisationId: string, since: Date): Promise<RedeliveryCandidateRow[]> {
+    return sql<RedeliveryCandidateRow>(
       this.getEntityManager(),
       `select d.id, d.event_type, d.webhook_id, d.analysis_id, d.status, d.attempt_count, d.last_status_code,
               d.completed_at, w.status as webhook_status
