@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -55,6 +56,35 @@ export async function startMockedWorker(env: TestWorkflowEnvironment, activities
     async stop() {
       worker.shutdown();
       await running;
+    },
+  };
+}
+
+/**
+ * For a test file's suite: the server and one worker with `activities`, started before its tests and
+ * stopped after them (`beforeStop` first: what the suite must release for the worker to drain).
+ */
+export function useMockedWorker(
+  activities: object,
+  options: { beforeStop?: () => void } = {},
+): { readonly env: TestWorkflowEnvironment; readonly taskQueue: string } {
+  let env: TestWorkflowEnvironment | undefined;
+  let worker: Awaited<ReturnType<typeof startMockedWorker>> | undefined;
+  before(async () => {
+    env = await mockedActivitiesEnv();
+    worker = await startMockedWorker(env, activities);
+  });
+  after(async () => {
+    options.beforeStop?.();
+    await worker?.stop();
+    await env?.teardown();
+  });
+  return {
+    get env() {
+      return env!;
+    },
+    get taskQueue() {
+      return worker!.taskQueue;
     },
   };
 }

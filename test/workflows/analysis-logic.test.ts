@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   ANALYSIS_WORKFLOW,
   analysisProgressQuery,
@@ -14,7 +13,7 @@ import {
 import type { DeliveryActivities } from '../../src/temporal/contracts/delivery.js';
 import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../src/temporal/contracts/durable-steps.js';
 import type { TaskActivities } from '../../src/temporal/contracts/task.js';
-import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '../helpers/mocked-activities.js';
+import { callerId, entityStatus, useMockedWorker } from '../helpers/mocked-activities.js';
 
 type Mocked = AnalysisActivities & DeliveryActivities & Pick<TaskActivities, 'completeTaskFromAnalysis'>;
 /** What a test scripts for its analysis (each activity's answer, throwing for a failure); what ran, in order. */
@@ -39,8 +38,6 @@ const outcome = (analysisId: string, status: 'completed' | 'failed', errorCode: 
  */
 // A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
 describe('the analysis workflow, with its activities mocked', { timeout: 300_000 }, () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   const scripts = new Map<string, Script>();
   const mocked = <K extends keyof Mocked>(name: K, detail: (input: Parameters<Mocked[K]>[0]) => string = () => '') =>
     (async (input: Parameters<Mocked[K]>[0]) => {
@@ -61,14 +58,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     attemptDelivery: mocked('attemptDelivery'),
     completeTaskFromAnalysis: mocked('completeTaskFromAnalysis'),
   };
-  before(async () => {
-    env = await mockedActivitiesEnv();
-    worker = await startMockedWorker(env, activities);
-  });
-  after(async () => {
-    await worker?.stop();
-    await env?.teardown();
-  });
+  const temporal = useMockedWorker(activities);
 
   /** Starts one analysis with `scripted` activities; its handle and what ran. */
   async function analyse(scripted: Partial<Mocked>, taskId: string | null = null) {
@@ -86,10 +76,10 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
       ]),
     );
     scripts.set(analysisId, { ...recorded, log });
-    const handle = await env.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
-      taskQueue: worker.taskQueue,
+    const handle = await temporal.env.client.workflow.start<AnalysisWorkflow>(ANALYSIS_WORKFLOW, {
+      taskQueue: temporal.taskQueue,
       workflowId: analysisId,
-      args: [{ analysisId, recognitionTaskQueue: worker.taskQueue, taskId, heartbeatTimeoutMs: 20_000 }],
+      args: [{ analysisId, recognitionTaskQueue: temporal.taskQueue, taskId, heartbeatTimeoutMs: 20_000 }],
     });
     return { analysisId, handle, log, calls };
   }
@@ -114,7 +104,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     assert.deepEqual(calls.fetchImage, [{ analysisId, previewLater: true }]);
     assert.deepEqual(calls.finalizeAnalysis, [{ analysisId, failedPasses: [], keepImage: true }]);
     assert.deepEqual(await handle.query(analysisProgressQuery), { stage: 'done', passesDone: 3, passesFailed: 0 });
-    assert.equal(await entityStatus(env, analysisId), 'completed');
+    assert.equal(await entityStatus(temporal.env, analysisId), 'completed');
   });
 
   it('a pass the recognizer rejects is finalized as a failed pass; the others count', async () => {
@@ -164,7 +154,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     assert.deepEqual(calls.failAnalysis, [
       { analysisId, code: 'IMAGE_NOT_AN_IMAGE', message: 'text/html', keepImage: true },
     ]);
-    assert.equal(await entityStatus(env, analysisId), 'failed');
+    assert.equal(await entityStatus(temporal.env, analysisId), 'failed');
   });
 
   it('a fetch that fails once is tried again, and the analysis goes on', async () => {
@@ -230,7 +220,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     );
     assert.ok(err instanceof WorkflowFailedError, String(err));
     assert.deepEqual(log, ['fetchImage (local)', 'failAnalysis:IMAGE_HTTP_ERROR']);
-    assert.equal(await entityStatus(env, analysisId), NEEDS_ATTENTION);
+    assert.equal(await entityStatus(temporal.env, analysisId), NEEDS_ATTENTION);
   });
 
   it('for a task whose workflow has ended, the analysis records itself on the task directly', async () => {

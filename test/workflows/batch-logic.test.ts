@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   BATCH_WINDOW,
   BATCH_WORKFLOW,
@@ -13,7 +12,7 @@ import {
 } from '../../src/temporal/contracts/analysis.js';
 import type { DeliveryActivities } from '../../src/temporal/contracts/delivery.js';
 import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../src/temporal/contracts/durable-steps.js';
-import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '../helpers/mocked-activities.js';
+import { callerId, entityStatus, useMockedWorker } from '../helpers/mocked-activities.js';
 
 /**
  * The batch workflow's own logic, its children real analysis workflows and every activity a
@@ -22,8 +21,6 @@ import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '
  */
 // A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
 describe('the batch workflow, with its activities mocked', { timeout: 300_000 }, () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   /** Per batch id: its analyses. */
   const batches = new Map<string, BatchMember[] | 'refused'>();
   /** Analyses whose image is not one. */
@@ -68,15 +65,7 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       throw new Error(`no delivery from ${callerId()}`);
     },
   };
-  before(async () => {
-    env = await mockedActivitiesEnv();
-    worker = await startMockedWorker(env, activities);
-  });
-  after(async () => {
-    open?.();
-    await worker?.stop();
-    await env?.teardown();
-  });
+  const temporal = useMockedWorker(activities, { beforeStop: () => open?.() });
 
   const member = (id: string): BatchMember => ({
     id,
@@ -87,10 +76,10 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
     taskId: null,
   });
   const startBatch = (batchId: string) =>
-    env.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
-      taskQueue: worker.taskQueue,
+    temporal.env.client.workflow.start<BatchWorkflow>(BATCH_WORKFLOW, {
+      taskQueue: temporal.taskQueue,
       workflowId: batchId,
-      args: [{ batchId, recognitionTaskQueue: worker.taskQueue, heartbeatTimeoutMs: 20_000 }],
+      args: [{ batchId, recognitionTaskQueue: temporal.taskQueue, heartbeatTimeoutMs: 20_000 }],
     });
 
   it(`starts one child per image, never more than ${BATCH_WINDOW} in flight, and counts them as they close`, async () => {
@@ -123,10 +112,10 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       failed: 1,
     });
     assert.equal(most, BATCH_WINDOW);
-    assert.equal(await entityStatus(env, batchId), 'completed');
+    assert.equal(await entityStatus(temporal.env, batchId), 'completed');
     // Each child is the analysis of its image, and the batch's.
     for (const id of [ids[0]!, ids.at(-1)!]) {
-      const child = await env.client.workflow.getHandle(id).describe();
+      const child = await temporal.env.client.workflow.getHandle(id).describe();
       assert.equal(child.parentExecution?.workflowId, batchId);
       assert.equal(child.status.name, 'COMPLETED');
     }
@@ -145,6 +134,6 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
     ).length;
     assert.equal(started, 0);
-    assert.equal(await entityStatus(env, batchId), NEEDS_ATTENTION);
+    assert.equal(await entityStatus(temporal.env, batchId), NEEDS_ATTENTION);
   });
 });

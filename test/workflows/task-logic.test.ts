@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { DeliveryActivities } from '../../src/temporal/contracts/delivery.js';
 import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../src/temporal/contracts/durable-steps.js';
 import {
@@ -18,7 +17,7 @@ import {
   type TaskWorkflow,
 } from '../../src/temporal/contracts/task.js';
 import type { TaskStatus } from '../../src/modules/tasks/task-transitions.js';
-import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '../helpers/mocked-activities.js';
+import { callerId, entityStatus, useMockedWorker } from '../helpers/mocked-activities.js';
 
 const view = (id: string, status: TaskStatus, dueDate: string | null = null): TaskView => ({
   id,
@@ -58,8 +57,6 @@ type Script = Partial<TaskActivities> & { log: string[] };
  */
 // A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
 describe('the task workflow, with its activities mocked', { timeout: 300_000 }, () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   const scripts = new Map<string, Script>();
   const script = () => scripts.get(callerId())!;
   const local = () => (Context.current().info.isLocal ? ' (local)' : '');
@@ -87,14 +84,7 @@ describe('the task workflow, with its activities mocked', { timeout: 300_000 }, 
       return { deliveries: eventIds.length };
     },
   };
-  before(async () => {
-    env = await mockedActivitiesEnv();
-    worker = await startMockedWorker(env, activities);
-  });
-  after(async () => {
-    await worker?.stop();
-    await env?.teardown();
-  });
+  const temporal = useMockedWorker(activities);
 
   async function startTask(
     status: TaskStatus,
@@ -104,8 +94,8 @@ describe('the task workflow, with its activities mocked', { timeout: 300_000 }, 
     const taskId = `tsk-mocked-${randomBytes(4).toString('hex')}`;
     const log: string[] = [];
     scripts.set(taskId, { ...scripted, log });
-    const handle = await env.client.workflow.start<TaskWorkflow>(TASK_WORKFLOW, {
-      taskQueue: worker.taskQueue,
+    const handle = await temporal.env.client.workflow.start<TaskWorkflow>(TASK_WORKFLOW, {
+      taskQueue: temporal.taskQueue,
       workflowId: taskId,
       args: [
         {
@@ -223,7 +213,7 @@ describe('the task workflow, with its activities mocked', { timeout: 300_000 }, 
       'completeTaskFromAnalysis',
       'dispatchEvents:evt-done',
     ]);
-    assert.notEqual(await entityStatus(env, taskId), NEEDS_ATTENTION);
+    assert.notEqual(await entityStatus(temporal.env, taskId), NEEDS_ATTENTION);
   });
 
   it('a step the database refuses is marked for an operator, the task read back, and the workflow goes on to its end', async () => {
@@ -237,7 +227,7 @@ describe('the task workflow, with its activities mocked', { timeout: 300_000 }, 
     await handle.signal(analysisFinishedSignal, { analysisId: 'an-1', status: 'completed' });
     assert.equal((await handle.result()).status, 'completed');
     assert.deepEqual(log, ['completeTaskFromAnalysis', 'readTask']);
-    assert.equal(await entityStatus(env, taskId), NEEDS_ATTENTION);
+    assert.equal(await entityStatus(temporal.env, taskId), NEEDS_ATTENTION);
   });
 
   it('raises overdue once when the due date passes with the task open; deleted, it ends', async () => {

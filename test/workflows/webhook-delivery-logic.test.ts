@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   WEBHOOK_DELIVERY_WORKFLOW,
   deliveryProgressQuery,
@@ -13,7 +12,7 @@ import {
   type WebhookDeliveryWorkflow,
 } from '../../src/temporal/contracts/delivery.js';
 import { DATABASE_REFUSED, NEEDS_ATTENTION } from '../../src/temporal/contracts/durable-steps.js';
-import { callerId, entityStatus, mockedActivitiesEnv, startMockedWorker } from '../helpers/mocked-activities.js';
+import { callerId, entityStatus, useMockedWorker } from '../helpers/mocked-activities.js';
 
 type Attempt = { nextDelayMs: number | null; local: boolean };
 
@@ -25,8 +24,6 @@ type Attempt = { nextDelayMs: number | null; local: boolean };
  */
 // A workflow broken into a loop would hang the run: the suite fails after its timeout instead.
 describe('the webhook delivery workflow, with its activities mocked', { timeout: 300_000 }, () => {
-  let env: TestWorkflowEnvironment;
-  let worker: Awaited<ReturnType<typeof startMockedWorker>>;
   /** Per delivery (workflow id): how its attempts answer, and the attempts as made. */
   const scripts = new Map<
     string,
@@ -43,14 +40,7 @@ describe('the webhook delivery workflow, with its activities mocked', { timeout:
       throw new Error('a delivery dispatches nothing');
     },
   };
-  before(async () => {
-    env = await mockedActivitiesEnv();
-    worker = await startMockedWorker(env, activities);
-  });
-  after(async () => {
-    await worker?.stop();
-    await env?.teardown();
-  });
+  const temporal = useMockedWorker(activities);
 
   /** Runs one delivery whose attempts answer `answer(i, attempt)` in turn; every attempt as made. */
   async function deliver(
@@ -60,8 +50,8 @@ describe('the webhook delivery workflow, with its activities mocked', { timeout:
     const workflowId = `dlv-mocked-${randomBytes(4).toString('hex')}`;
     const attempts: Attempt[] = [];
     scripts.set(workflowId, { answer, attempts });
-    const handle = await env.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
-      taskQueue: worker.taskQueue,
+    const handle = await temporal.env.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
+      taskQueue: temporal.taskQueue,
       workflowId,
       args: [{ deliveryId: workflowId, retryDelaysMs, endpoint: 'https://hooks.example/x' }],
     });
@@ -70,7 +60,7 @@ describe('the webhook delivery workflow, with its activities mocked', { timeout:
       progress,
       attempts,
       queried: await handle.query(deliveryProgressQuery),
-      status: await entityStatus(env, workflowId),
+      status: await entityStatus(temporal.env, workflowId),
     };
   }
 
