@@ -458,19 +458,21 @@ export class LocalRecognizer implements Recognizer {
       lined.map((g) => (labels[g.i]!.box as TextLabel).lines),
     );
     mark('learnedLines');
-    count(
-      'learnedLines',
-      lined.reduce((n, g) => n + (labels[g.i]!.box as TextLabel).lines.length, 0),
-    );
+    if (profiling())
+      count(
+        'learnedLines',
+        lined.reduce((n, g) => n + (labels[g.i]!.box as TextLabel).lines.length, 0),
+      );
     lined.forEach((g, k) => {
       const label = labels[g.i]!;
       const learned = this.asLabel({ ...readings[g.i]!, text: seen[k]! });
-      const learnedNamed = this.bestEntry(learned, entries)?.score ?? 0;
-      if (learnedNamed > g.named || completeness(learned.price) > completeness(label.price)) count('learnedLinesGain');
+      const betterName = (this.bestEntry(learned, entries)?.score ?? 0) > g.named;
+      const betterPrice = completeness(learned.price) > completeness(label.price);
+      if (betterName || betterPrice) count('learnedLinesGain');
       labels[g.i] = {
         ...label,
-        nameText: learnedNamed > g.named ? learned.nameText : label.nameText,
-        price: completeness(learned.price) > completeness(label.price) ? learned.price : label.price,
+        nameText: betterName ? learned.nameText : label.nameText,
+        price: betterPrice ? learned.price : label.price,
       };
     });
     checkpoint();
@@ -506,13 +508,13 @@ export class LocalRecognizer implements Recognizer {
       // Only on what is a label by its name, its symbol or its price: paper that names nothing and
       // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
       const labelLike = named >= 0.5 || hasBars(readings[u.i]!) || entries.length === 0;
-      if (againNamed > u.named || completeness(price) > completeness(label.price))
+      if (profiling() && (againNamed > u.named || completeness(price) > completeness(label.price)))
         count(u.i < onPaper ? 'closeGainPaper' : 'closeGainText');
       count(u.i < onPaper ? 'closePaper' : 'closeText');
       const stillUnsure = (entries.length > 0 && named < 0.5) || completeness(price) === 0;
       if (this.opts.text && stillUnsure && (labelLike || price !== null)) {
         mark('matchClose');
-        const had = { nameText, price };
+        const had = profiling() ? { nameText, price } : null;
         ({ nameText, price } = await this.learnedLook(
           photo,
           { ...label, box: looked[k]!, nameText },
@@ -524,7 +526,8 @@ export class LocalRecognizer implements Recognizer {
         ));
         mark('learnedLook');
         count('learnedLooks');
-        if (had.nameText !== nameText || completeness(price) > completeness(had.price)) count('learnedLookGain');
+        if (had && (had.nameText !== nameText || completeness(price) > completeness(had.price)))
+          count('learnedLookGain');
       } else if (!this.opts.text && completeness(price) === 0 && u.i < onPaper && labelLike) {
         const tag = await readTagPrice(
           this.opts.ocr,
