@@ -66,6 +66,11 @@ export const metrics = {
     help: 'Recognition threads still on a photo they were told to stop longer ago than the wall backstop (six times RECOGNITION_DEADLINE_MS, two minutes at least): slots the worker cannot use until they stop.',
     registers,
   }),
+  storedPhotoReads: new Counter({
+    name: 'shelf_stored_photo_reads_total',
+    help: 'Recognition passes that read their photo back from the database (the process that fetched it did not run them, or had let it go).',
+    registers,
+  }),
   webhookAttempts: new Counter({
     name: 'shelf_webhook_attempts_total',
     help: 'Webhook and callback delivery attempts, by outcome and status class (2xx…5xx, or none).',

@@ -21,7 +21,8 @@ import {
 import { Analysis } from './analysis.entity.js';
 import { AnalysisRun } from './analysis-run.entity.js';
 import { ImageBlob } from './image-blob.entity.js';
-import { fetchImage, type ImageFetchOptions } from './image-fetcher.js';
+import { fetchImage, type FetchedImage, type ImageFetchOptions } from './image-fetcher.js';
+import { KeptPhotos } from './kept-photos.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
 import type { AnalysisOutcome, PreparedImage } from '../../temporal/contracts/analysis.js';
@@ -53,10 +54,17 @@ function previewOf(bytes: Buffer) {
 type CachedCatalogue = { version: string; entries: CatalogueEntry[]; matcher: CatalogueMatcher };
 /** Organisations whose catalogues a process keeps (at 1,000 items, about 1 MB each with the matcher's index). */
 const CATALOGUES_KEPT = 50;
+/**
+ * Fetched photos a process keeps for its own recognition passes (KeptPhotos): four of the largest
+ * photos accepted (IMAGE_MAX_BYTES, 15 MiB), or some twenty 3 MB shelf photos waiting for a thread.
+ */
+const KEPT_PHOTO_BYTES = 64 * 1024 * 1024;
 
 /** Domain work of one analysis, called by its workflow's activities. Every step is idempotent. */
 export class AnalysisProcessingService {
   private readonly catalogues = new Map<string, CachedCatalogue>();
+  /** The photos this process fetched, handed to its own recognition passes (decisions.md D245). */
+  private readonly kept = new KeptPhotos(KEPT_PHOTO_BYTES);
 
   constructor(
     private readonly em: EntityManager,
@@ -80,20 +88,25 @@ export class AnalysisProcessingService {
     // restart failed a served photo with IMAGE_UNREACHABLE, quoting the server's sentence).
     const analysis = await throughDatabaseRestart(() => this.load(analysisId));
     if (analysis.status !== 'processing') return { alreadyFinal: true };
-    const image = await fetchImage(analysis.imageUrl, opts);
-    const blob = {
+    const blobs = this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
+    const blobOf = (image: FetchedImage) => ({
       analysisId,
       contentType: image.contentType,
       width: image.width,
       height: image.height,
       bytes: image.bytes,
-    };
-    const blobs = this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
-    if (opts.previewLater) await throughDatabaseRestart(() => blobs.store(blob));
-    else {
+    });
+    // Stored while the fetch decodes the photo in full (fetchImage's `keep`): the write waits on the
+    // database, the decode on libvips' threads. A photo the decode refuses fails the analysis, whose
+    // end deletes what was stored (fail, or storePreview after it).
+    const image = await fetchImage(analysis.imageUrl, {
+      ...opts,
+      keep: opts.previewLater ? (fetched) => throughDatabaseRestart(() => blobs.store(blobOf(fetched))) : undefined,
+    });
+    if (!opts.previewLater) {
       const preview = await previewOf(image.bytes);
       await throughDatabaseRestart(() =>
-        blobs.storeWithPreview(blob, {
+        blobs.storeWithPreview(blobOf(image), {
           organisationId: analysis.organisationId,
           width: preview.info.width,
           height: preview.info.height,
@@ -101,6 +114,14 @@ export class AnalysisProcessingService {
         }),
       );
     }
+    // Stored first: the copy in PostgreSQL is what a pass on another worker, or after a restart, reads.
+    this.kept.keep(analysisId, {
+      bytes: image.bytes,
+      contentType: image.contentType,
+      width: image.width,
+      height: image.height,
+      organisationId: analysis.organisationId,
+    });
     return { totalRuns: analysis.totalRuns, width: image.width, height: image.height };
   }
 
@@ -189,16 +210,14 @@ export class AnalysisProcessingService {
     recognizer: Recognizer,
     signal?: AbortSignal,
   ): Promise<{ productCount: number }> {
-    // The stored image and whose it is, in one round trip: a pass needs nothing else of the analysis.
-    const blob = await this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob).forRecognition(analysisId);
-    if (!blob) throw new Error(`no stored image for ${analysisId}`);
+    const photo = this.kept.get(analysisId) ?? (await this.storedPhoto(analysisId));
     const started = Date.now();
     const products = await recognizer.recognize({
-      image: blob.bytes,
-      contentType: blob.content_type,
-      width: blob.width,
-      height: blob.height,
-      catalogue: await this.catalogue(blob.organisation_id),
+      image: photo.bytes,
+      contentType: photo.contentType,
+      width: photo.width,
+      height: photo.height,
+      catalogue: await this.catalogue(photo.organisationId),
       runIndex,
       signal,
     });
@@ -219,6 +238,23 @@ export class AnalysisProcessingService {
   }
 
   /**
+   * The photo as the fetch stored it, and whose it is, in one round trip (a pass needs nothing else of
+   * the analysis): for a pass this process did not fetch, or whose photo it has let go.
+   */
+  private async storedPhoto(analysisId: string) {
+    const blob = await this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob).forRecognition(analysisId);
+    if (!blob) throw new Error(`no stored image for ${analysisId}`);
+    metrics.storedPhotoReads.inc();
+    return {
+      bytes: blob.bytes,
+      contentType: blob.content_type,
+      width: blob.width,
+      height: blob.height,
+      organisationId: blob.organisation_id,
+    };
+  }
+
+  /**
    * Merges the successful passes, matches the catalogue, writes products, counters, status and the
    * event in one transaction. The row lock and the status check make a repeat a no-op.
    */
@@ -227,6 +263,8 @@ export class AnalysisProcessingService {
     failedPasses: { runIndex: number; message: string }[],
     { keepImage = false }: { keepImage?: boolean } = {},
   ): Promise<AnalysisOutcome> {
+    // No pass needs the photo once its runs are merged (storePreview reads the stored copy).
+    this.kept.drop(analysisId);
     return this.em.transactional(async (em) => {
       const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
@@ -291,6 +329,7 @@ export class AnalysisProcessingService {
     message: string,
     { keepImage = false }: { keepImage?: boolean } = {},
   ): Promise<AnalysisOutcome> {
+    this.kept.drop(analysisId);
     return this.em.transactional(async (em) => {
       const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);

@@ -29,6 +29,12 @@ export type ImageFetchOptions = {
   allowPrivate: boolean;
   maxPixels?: number;
   maxSide?: number;
+  /**
+   * What to do with the photo once it is known to be one (its bytes and header checked): run while
+   * the photo is decoded in full, and awaited, before fetchImage answers. A photo the decode refuses
+   * is refused however `keep` went; what `keep` stored of it is the caller's to discard.
+   */
+  keep?: (image: FetchedImage) => Promise<void>;
 };
 
 /**
@@ -142,25 +148,35 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
       false,
     );
   }
+  const decoder = () => sharp(res.body, { limitInputPixels: maxPixels, sequentialRead: true });
+  const notAnImage = (err: unknown) =>
+    new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false, (err as Error).message);
+  if (Math.max(meta.width, meta.height) <= maxSide) {
+    const image = { bytes: res.body, contentType: `image/${format}`, width: meta.width, height: meta.height };
+    // A full decode catches truncated files that still have a valid header. It needs nothing `keep`
+    // does, nor `keep` anything of it: the two run at once (the decode on libvips' threads, `keep`
+    // waiting on the database), and a photo that fails the decode is refused all the same.
+    const [decoded, kept] = await Promise.allSettled([
+      decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer(),
+      opts.keep?.(image),
+    ]);
+    if (decoded.status === 'rejected') throw notAnImage(decoded.reason);
+    if (kept.status === 'rejected') throw kept.reason;
+    return image;
+  }
+  let image: FetchedImage;
   try {
-    const decoder = () => sharp(res.body, { limitInputPixels: maxPixels, sequentialRead: true });
-    // A full decode catches truncated files that still have a valid header.
     await decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer();
-    if (Math.max(meta.width, meta.height) <= maxSide)
-      return { bytes: res.body, contentType: `image/${format}`, width: meta.width, height: meta.height };
     // Larger than recognition needs: keep a copy at most maxSide on its longest side, upright.
     const { data, info } = await decoder()
       .rotate()
       .resize({ width: maxSide, height: maxSide, fit: 'inside' })
       .jpeg({ quality: 92 })
       .toBuffer({ resolveWithObject: true });
-    return { bytes: data, contentType: 'image/jpeg', width: info.width, height: info.height };
+    image = { bytes: data, contentType: 'image/jpeg', width: info.width, height: info.height };
   } catch (err) {
-    throw new ImageError(
-      'IMAGE_NOT_AN_IMAGE',
-      'The body could not be decoded as an image.',
-      false,
-      (err as Error).message,
-    );
+    throw notAnImage(err);
   }
+  await opts.keep?.(image);
+  return image;
 }

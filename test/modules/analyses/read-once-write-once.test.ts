@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../../src/db/sql.js';
+import { metrics } from '../../../src/lib/metrics.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
@@ -36,6 +37,8 @@ describe('issue 39: a photo is read once per run, the products written once when
   let recognizer: ScriptedRecognizer;
   /** Set to fail the next pass 1 once (a retryable error): the tests here run one analysis at a time. */
   let losePass1 = false;
+  /** Set to collect the photo each pass is given. */
+  let given: Buffer[] | null = null;
   const db = () => api.runtime.orm.em.fork();
 
   before(async () => {
@@ -43,10 +46,12 @@ describe('issue 39: a photo is read once per run, the products written once when
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('read-once'), ANALYSIS_RUNS: 3 });
     host = await startImageHost({
       '/once.png': { body: await pngOfWidth(120) },
+      '/handed.png': { body: await pngOfWidth(130) },
       '/control.png': { body: await pngOfWidth(120) },
       '/interrupted.png': { body: await pngOfWidth(120) },
     });
-    recognizer = new ScriptedRecognizer(({ runIndex }) => {
+    recognizer = new ScriptedRecognizer(({ runIndex, image }) => {
+      given?.push(Buffer.from(image));
       if (runIndex === 1 && losePass1) {
         losePass1 = false;
         throw new Error('pass 1 lost (test)');
@@ -95,6 +100,54 @@ describe('issue 39: a photo is read once per run, the products written once when
         [id],
       );
       assert.equal(preview!.n, 1);
+    },
+  );
+
+  it(
+    'the passes take the photo from the fetch that holds it: none reads it back from the database',
+    { timeout: 180_000 },
+    async () => {
+      const org = await createTestOrg(api.runtime, { credits: 5 });
+      // What the fetch stores for this organisation is made not the photo (a trigger replaces the bytes
+      // as they are written, counting the rows it replaced): a pass that read the stored copy back
+      // would be given those bytes, not the photo the host served.
+      const tag = org.id.replace(/[^a-z0-9]/gi, '_').toLowerCase();
+      await sql(
+        db(),
+        `create sequence replaced_${tag};
+       create function replace_${tag}() returns trigger language plpgsql as $$
+       begin
+         if exists (select 1 from analyses where id = new.analysis_id and organisation_id = '${org.id}') then
+           perform nextval('replaced_${tag}');
+           new.bytes := convert_to('not the photo', 'UTF8');
+         end if;
+         return new;
+       end $$;
+       create trigger replace_${tag} before insert or update on image_blobs for each row execute function replace_${tag}();`,
+      );
+      try {
+        const readsBefore = (await metrics.storedPhotoReads.get()).values[0]?.value ?? 0;
+        given = [];
+        const id = await submit(org, '/handed.png');
+        const result = await finished(id);
+        assert.equal(result.status, 'completed');
+        const [{ replaced }] = (await sql<{ replaced: string }>(
+          db(),
+          `select case when is_called then last_value else 0 end as replaced from replaced_${tag}`,
+        )) as [{ replaced: string }];
+        assert.equal(Number(replaced), 1, 'the fetch stored the photo once (as the trigger made it)');
+        assert.equal(given.length, 3, 'three passes');
+        const served = await pngOfWidth(130);
+        for (const image of given) assert.ok(image.equals(served), 'each pass was given the photo the host served');
+        assert.equal((await metrics.storedPhotoReads.get()).values[0]?.value ?? 0, readsBefore, 'no pass read it back');
+        assert.equal(host.hits.get('/handed.png'), 1);
+      } finally {
+        given = null;
+        await sql(
+          db(),
+          `drop trigger replace_${tag} on image_blobs; drop function replace_${tag}(); drop sequence replaced_${tag};`,
+        );
+      }
     },
   );
 
