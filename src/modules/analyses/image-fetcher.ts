@@ -157,7 +157,7 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
     // does, nor `keep` anything of it: the two run at once (the decode on libvips' threads, `keep`
     // waiting on the database), and a photo that fails the decode is refused all the same.
     const [decoded, kept] = await Promise.allSettled([
-      decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer(),
+      Promise.resolve().then(() => decoder().resize(32, 32, { fit: 'inside' }).raw().toBuffer()),
       opts.keep?.(image),
     ]);
     if (decoded.status === 'rejected') throw notAnImage(decoded.reason);
