@@ -44,9 +44,6 @@ export type TimeToResultOptions = {
 };
 
 export type Step = 'start' | 'fetch' | 'recognize' | 'finalize' | 'delivery';
-/** The local activities inside those steps, each from its marker (scheduled -> completed, on the worker's clock). */
-export type LocalStep = 'fetchImage' | 'finalizeAnalysis' | 'dispatchEvents';
-const LOCAL_STEPS: LocalStep[] = ['fetchImage', 'finalizeAnalysis', 'dispatchEvents'];
 export type TimeToResult = {
   analyses: number;
   intervalMs: number;
@@ -54,7 +51,6 @@ export type TimeToResult = {
   recognition: { p50: number; p99: number };
   orchestration: { p50: number; p99: number };
   steps: Record<Step, { p50: number; p99: number }>;
-  local: Record<LocalStep, { p50: number; p99: number }>;
 };
 
 const quantiles = (values: number[]) => {
@@ -166,7 +162,6 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
       finalize: [],
       delivery: [],
     };
-    const local: Record<LocalStep, number[]> = { fetchImage: [], finalizeAnalysis: [], dispatchEvents: [] };
     for (const { id, sentAt } of sent) {
       const history = await o.client.workflow.getHandle(id).fetchHistory();
       // Event times on this process's clock (the server runs on the same machine).
@@ -190,18 +185,6 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
       per.recognize.push(at(done) - at(scheduled) - recognition);
       per.finalize.push(completedAt.get(id)! - at(done));
       per.delivery.push(received.get(id)! - completedAt.get(id)!);
-      for (const e of events) {
-        const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-        if (!data) continue;
-        const m = JSON.parse(Buffer.from(data).toString()) as {
-          activity_type?: string;
-          complete_time?: { seconds: number; nanos: number };
-          original_schedule_time?: { seconds: number; nanos: number };
-        };
-        const ms = (t: { seconds: number; nanos: number }) => t.seconds * 1000 + t.nanos / 1e6;
-        if (LOCAL_STEPS.includes(m.activity_type as LocalStep) && m.complete_time && m.original_schedule_time)
-          local[m.activity_type as LocalStep].push(ms(m.complete_time) - ms(m.original_schedule_time));
-      }
     }
     return {
       analyses: sent.length,
@@ -215,11 +198,6 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
         recognize: quantiles(per.recognize),
         finalize: quantiles(per.finalize),
         delivery: quantiles(per.delivery),
-      },
-      local: {
-        fetchImage: quantiles(local.fetchImage),
-        finalizeAnalysis: quantiles(local.finalizeAnalysis),
-        dispatchEvents: quantiles(local.dispatchEvents),
       },
     };
   } finally {
@@ -251,12 +229,6 @@ export function timeToResultRows(r: TimeToResult): string[][] {
     ],
     ...(Object.entries(r.steps) as [Step, { p50: number; p99: number }][]).map(([step, v]) => [
       `  of which ${step}`,
-      q(v),
-      '',
-      '',
-    ]),
-    ...(Object.entries(r.local) as [LocalStep, { p50: number; p99: number }][]).map(([step, v]) => [
-      `  local activity ${step} (in fetch, finalize, delivery)`,
       q(v),
       '',
       '',
