@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { planProcesses } from './lib/test-processes.js';
+import { summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
@@ -73,22 +74,40 @@ try {
   const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE);
   const entries: string[] = [];
   const aloneEntries: string[] = [];
+  const usagePath = join(entryDir, 'usage.jsonl');
+  const usage = pathToFileURL(join(root, 'scripts', 'lib', 'test-process-usage.mjs')).href;
   for (const [i, { label, files: group, alone }] of processes.entries()) {
     const entry = join(entryDir, `${String(i + 1).padStart(2, '0')}-${label}.test.mjs`);
-    await writeFile(entry, group.map((f) => `import '${pathToFileURL(f).href}';\n`).join(''));
+    await writeFile(
+      entry,
+      [
+        `import { recordUsage } from '${usage}';\n`,
+        `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
+        ...group.map((f) => `import '${pathToFileURL(f).href}';\n`),
+      ].join(''),
+    );
     (alone ? aloneEntries : entries).push(entry);
     if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
   }
   // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
   exitCode = 0;
+  const runStart = Date.now();
+  const runs: { durations: string; usage: string; offsetMs: number }[] = [];
   for (const [batch, concurrency] of [
     [entries, String(toolSettings().TEST_CONCURRENCY)],
     [aloneEntries, '1'],
   ] as const) {
     if (batch.length === 0) continue;
     if (batch === aloneEntries) say(`by itself: ${aloneEntries.map((e) => relative(entryDir, e)).join(', ')}`);
-    exitCode = Math.max(exitCode, await runTests(batch, concurrency, databaseUrl, temporalAddress, bundlePath));
+    const durations = join(entryDir, `durations-${runs.length}.jsonl`);
+    runs.push({ durations, usage: usagePath, offsetMs: Date.now() - runStart });
+    exitCode = Math.max(
+      exitCode,
+      await runTests(batch, concurrency, databaseUrl, temporalAddress, bundlePath, durations),
+    );
   }
+  summarise(runs, root, join(root, '.data', 'test', 'file-times.json'), say);
+  say(`run: ${((Date.now() - runStart) / 1000).toFixed(1)} s`);
 } catch (err) {
   exitCode = 1;
   if (err instanceof EmbeddedPostgresSetupError) say(err.message);
@@ -105,6 +124,7 @@ async function runTests(
   databaseUrl: string,
   temporalAddress: string,
   bundlePath: string,
+  durationsPath: string,
 ): Promise<number> {
   const child = spawn(
     process.execPath,
@@ -116,6 +136,11 @@ async function runTests(
       // A test process whose tests (and after hooks) are done exits even if a failed test left a
       // server or socket open: a failure is reported, never a run that hangs until CI's limit.
       '--test-force-exit',
+      // The usual report (spec on a terminal, TAP otherwise), and where the time went at the end.
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${pathToFileURL(join(root, 'scripts', 'lib', 'test-durations.mjs')).href}`,
+      `--test-reporter-destination=${durationsPath}`,
       ...entries,
     ],
     {

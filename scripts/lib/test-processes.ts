@@ -19,6 +19,12 @@ const ALONE = /npm test: alone/;
 
 export type TestProcess = { label: string; files: string[]; alone: boolean };
 
+/** `03-console.test.mjs` (an entry module scripts/test.ts writes) → `console`. */
+export const processLabel = (entry: string) =>
+  basename(entry)
+    .replace(/^\d+-/, '')
+    .replace(/\.test\.mjs$/, '');
+
 /**
  * Test files to test processes, in the order to start them. Loading the service's modules costs a
  * test process some 2 s of CPU (a Temporal worker in it more), so the files without a reason for a
