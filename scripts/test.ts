@@ -11,6 +11,8 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
+import { bundleName } from '../test/helpers/node-entry.js';
+import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
 import { summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
@@ -64,6 +66,11 @@ try {
   const bundlePath = join(root, '.data', 'test', `workflow-bundle-${process.pid}.js`);
   await writeWorkflowBundle(bundlePath);
   cleanups.push(() => rm(bundlePath, { force: true }));
+  // And the programs tests start as child processes (the CLI, the API, the migrations).
+  const entryBundlePrefix = await writeEntryBundles(root, join(root, '.data', 'test'), String(process.pid));
+  cleanups.push(async () => {
+    for (const entry of BUNDLED_ENTRIES) await rm(`${entryBundlePrefix}${bundleName(entry)}`, { force: true });
+  });
 
   const files = testFiles(join(root, 'test'), process.argv.slice(2));
   // One entry module per test process, named so that node:test (which sorts its files) starts them
@@ -103,7 +110,7 @@ try {
     runs.push({ durations, usage: usagePath, offsetMs: Date.now() - runStart });
     exitCode = Math.max(
       exitCode,
-      await runTests(batch, concurrency, databaseUrl, temporalAddress, bundlePath, durations),
+      await runTests(batch, concurrency, { databaseUrl, temporalAddress, bundlePath, entryBundlePrefix }, durations),
     );
   }
   summarise(runs, root, join(root, '.data', 'test', 'file-times.json'), say);
@@ -121,9 +128,7 @@ process.exit(exitCode);
 async function runTests(
   entries: readonly string[],
   concurrency: string,
-  databaseUrl: string,
-  temporalAddress: string,
-  bundlePath: string,
+  run: { databaseUrl: string; temporalAddress: string; bundlePath: string; entryBundlePrefix: string },
   durationsPath: string,
 ): Promise<number> {
   const child = spawn(
@@ -148,11 +153,12 @@ async function runTests(
       env: {
         ...process.env,
         NODE_ENV: 'test',
-        DATABASE_URL: databaseUrl,
-        TEMPORAL_ADDRESS: temporalAddress,
+        DATABASE_URL: run.databaseUrl,
+        TEMPORAL_ADDRESS: run.temporalAddress,
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
         ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',
-        WORKFLOW_BUNDLE_PATH: bundlePath,
+        WORKFLOW_BUNDLE_PATH: run.bundlePath,
+        ENTRY_BUNDLE_PREFIX: run.entryBundlePrefix,
         // Many API and worker processes at once: metrics on free ports unless a test picks one.
         METRICS_PORT: '0',
         TEMPORAL_METRICS_PORT: '0',
