@@ -14,7 +14,7 @@ import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { bundleName } from '../test/helpers/node-entry.js';
 import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
-import { summarise } from './lib/test-summary.js';
+import { readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
@@ -78,7 +78,9 @@ try {
   const entryDir = join(root, '.data', 'test', `processes-${process.pid}`);
   cleanups.push(() => rm(entryDir, { recursive: true, force: true }));
   await mkdir(entryDir, { recursive: true });
-  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE);
+  // Longest first, by the files' times in the last run on this checkout (none: the planned order).
+  const fileTimes = join(root, '.data', 'test', 'file-times.json');
+  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE, readFileTimes(fileTimes), root);
   const entries: string[] = [];
   const aloneEntries: string[] = [];
   const usagePath = join(entryDir, 'usage.jsonl');
@@ -113,7 +115,7 @@ try {
       await runTests(batch, concurrency, { databaseUrl, temporalAddress, bundlePath, entryBundlePrefix }, durations),
     );
   }
-  summarise(runs, root, join(root, '.data', 'test', 'file-times.json'), say);
+  summarise(runs, root, fileTimes, say);
   say(`run: ${((Date.now() - runStart) / 1000).toFixed(1)} s`);
 } catch (err) {
   exitCode = 1;
