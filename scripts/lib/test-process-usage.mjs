@@ -2,6 +2,7 @@
 // appends the CPU time it used, and that of the child processes it waited for (workers, OCR
 // helpers), to a file the runner reads for its summary. Plain JavaScript, like the entry modules.
 import { appendFileSync, readFileSync } from 'node:fs';
+import process from 'node:process';
 
 /** @param {string} path @param {string} label */
 export function recordUsage(path, label) {
