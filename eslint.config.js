@@ -39,7 +39,8 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        // The node:test reporter and its partner are plain JavaScript (node:test loads reporters before tsx).
+        projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/lib/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

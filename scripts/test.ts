@@ -11,7 +11,10 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
+import { bundleName } from '../test/helpers/node-entry.js';
+import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
+import { readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
@@ -63,6 +66,11 @@ try {
   const bundlePath = join(root, '.data', 'test', `workflow-bundle-${process.pid}.js`);
   await writeWorkflowBundle(bundlePath);
   cleanups.push(() => rm(bundlePath, { force: true }));
+  // And the programs tests start as child processes (the CLI, the API, the migrations).
+  const entryBundlePrefix = await writeEntryBundles(root, join(root, '.data', 'test'), String(process.pid));
+  cleanups.push(async () => {
+    for (const entry of BUNDLED_ENTRIES) await rm(`${entryBundlePrefix}${bundleName(entry)}`, { force: true });
+  });
 
   const files = testFiles(join(root, 'test'), process.argv.slice(2));
   // One entry module per test process, named so that node:test (which sorts its files) starts them
@@ -70,25 +78,45 @@ try {
   const entryDir = join(root, '.data', 'test', `processes-${process.pid}`);
   cleanups.push(() => rm(entryDir, { recursive: true, force: true }));
   await mkdir(entryDir, { recursive: true });
-  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE);
+  // Longest first, by the files' times in the last run on this checkout (none: the planned order).
+  const fileTimes = join(root, '.data', 'test', 'file-times.json');
+  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE, readFileTimes(fileTimes), root);
   const entries: string[] = [];
   const aloneEntries: string[] = [];
+  const usagePath = join(entryDir, 'usage.jsonl');
+  const usage = pathToFileURL(join(root, 'scripts', 'lib', 'test-process-usage.mjs')).href;
   for (const [i, { label, files: group, alone }] of processes.entries()) {
     const entry = join(entryDir, `${String(i + 1).padStart(2, '0')}-${label}.test.mjs`);
-    await writeFile(entry, group.map((f) => `import '${pathToFileURL(f).href}';\n`).join(''));
+    await writeFile(
+      entry,
+      [
+        `import { recordUsage } from '${usage}';\n`,
+        `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
+        ...group.map((f) => `import '${pathToFileURL(f).href}';\n`),
+      ].join(''),
+    );
     (alone ? aloneEntries : entries).push(entry);
     if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
   }
   // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
   exitCode = 0;
+  const runStart = Date.now();
+  const runs: { durations: string; usage: string; offsetMs: number }[] = [];
   for (const [batch, concurrency] of [
     [entries, String(toolSettings().TEST_CONCURRENCY)],
     [aloneEntries, '1'],
   ] as const) {
     if (batch.length === 0) continue;
     if (batch === aloneEntries) say(`by itself: ${aloneEntries.map((e) => relative(entryDir, e)).join(', ')}`);
-    exitCode = Math.max(exitCode, await runTests(batch, concurrency, databaseUrl, temporalAddress, bundlePath));
+    const durations = join(entryDir, `durations-${runs.length}.jsonl`);
+    runs.push({ durations, usage: usagePath, offsetMs: Date.now() - runStart });
+    exitCode = Math.max(
+      exitCode,
+      await runTests(batch, concurrency, { databaseUrl, temporalAddress, bundlePath, entryBundlePrefix }, durations),
+    );
   }
+  summarise(runs, root, fileTimes, say);
+  say(`run: ${((Date.now() - runStart) / 1000).toFixed(1)} s`);
 } catch (err) {
   exitCode = 1;
   if (err instanceof EmbeddedPostgresSetupError) say(err.message);
@@ -102,9 +130,8 @@ process.exit(exitCode);
 async function runTests(
   entries: readonly string[],
   concurrency: string,
-  databaseUrl: string,
-  temporalAddress: string,
-  bundlePath: string,
+  run: { databaseUrl: string; temporalAddress: string; bundlePath: string; entryBundlePrefix: string },
+  durationsPath: string,
 ): Promise<number> {
   const child = spawn(
     process.execPath,
@@ -116,6 +143,11 @@ async function runTests(
       // A test process whose tests (and after hooks) are done exits even if a failed test left a
       // server or socket open: a failure is reported, never a run that hangs until CI's limit.
       '--test-force-exit',
+      // The usual report (spec on a terminal, TAP otherwise), and where the time went at the end.
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${pathToFileURL(join(root, 'scripts', 'lib', 'test-durations.mjs')).href}`,
+      `--test-reporter-destination=${durationsPath}`,
       ...entries,
     ],
     {
@@ -123,11 +155,12 @@ async function runTests(
       env: {
         ...process.env,
         NODE_ENV: 'test',
-        DATABASE_URL: databaseUrl,
-        TEMPORAL_ADDRESS: temporalAddress,
+        DATABASE_URL: run.databaseUrl,
+        TEMPORAL_ADDRESS: run.temporalAddress,
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
         ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',
-        WORKFLOW_BUNDLE_PATH: bundlePath,
+        WORKFLOW_BUNDLE_PATH: run.bundlePath,
+        ENTRY_BUNDLE_PREFIX: run.entryBundlePrefix,
         // Many API and worker processes at once: metrics on free ports unless a test picks one.
         METRICS_PORT: '0',
         TEMPORAL_METRICS_PORT: '0',

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
 
 /**
  * What in a test file's source gives it a process of its own: it starts worker or other child
@@ -19,13 +19,26 @@ const ALONE = /npm test: alone/;
 
 export type TestProcess = { label: string; files: string[]; alone: boolean };
 
+/** `03-console.test.mjs` (an entry module scripts/test.ts writes) → `console`. */
+export const processLabel = (entry: string) =>
+  basename(entry)
+    .replace(/^\d+-/, '')
+    .replace(/\.test\.mjs$/, '');
+
 /**
  * Test files to test processes, in the order to start them. Loading the service's modules costs a
  * test process some 2 s of CPU (a Temporal worker in it more), so the files without a reason for a
  * process of their own share processes, about `groupSize` to one: node:test runs a process's files
- * one after another, each with its own hooks as ever. The files with one come first.
+ * one after another, each with its own hooks as ever. The files with one come first; with `times`
+ * (each file's time in an earlier run, by its path from `root`) the processes start longest first
+ * instead, so that the last to finish is a short one: a file without a time counts as long.
  */
-export function planProcesses(files: string[], groupSize: number): TestProcess[] {
+export function planProcesses(
+  files: string[],
+  groupSize: number,
+  times: Record<string, number> = {},
+  root = '',
+): TestProcess[] {
   const source = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
   const last = new Set(files.filter((f) => ALONE.test(source.get(f)!)));
   const alone = files.filter((f) => groupSize <= 1 || OWN_PROCESS.test(source.get(f)!) || last.has(f));
@@ -38,8 +51,12 @@ export function planProcesses(files: string[], groupSize: number): TestProcess[]
   [...shared.filter(withWorkers), ...shared.filter((f) => !withWorkers(f))].forEach((f, i) =>
     groups[i % count]!.push(f),
   );
-  return [
+  const planned = [
     ...alone.map((f) => ({ label: basename(f, '.test.ts'), files: [f], alone: last.has(f) })),
     ...groups.map((g, i) => ({ label: `group-${i + 1}`, files: g, alone: false })),
   ];
+  if (Object.keys(times).length === 0) return planned;
+  const longest = Math.max(...Object.values(times));
+  const estimate = (p: TestProcess) => p.files.reduce((sum, f) => sum + (times[relative(root, f)] ?? longest), 0);
+  return planned.sort((a, b) => estimate(b) - estimate(a));
 }

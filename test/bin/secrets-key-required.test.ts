@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseConfig } from '../../src/config.js';
 import { startApiProcess } from '../helpers/api-process.js';
+import { nodeEntry } from '../helpers/node-entry.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -17,7 +18,7 @@ function run(entry: string, args: string[], env: Record<string, string>): Promis
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', entry, ...args],
+      [...nodeEntry(entry), ...args],
       { cwd: root, env: base, timeout: 60_000 },
       (err, _out, stderr) => done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
     );

@@ -5,12 +5,13 @@ import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { request } from '../helpers/api.js';
 import { startServer } from '../../src/server.js';
+import { nodeEntry } from '../helpers/node-entry.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
 async function cli(...args: string[]) {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
+  const { stdout } = await run(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args, '--json'], {
     cwd: root,
     env: process.env,
   });
@@ -32,18 +33,7 @@ describe('admin CLI', () => {
     await assert.rejects(
       run(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/cli/main.ts',
-          'org:set-plan',
-          '--org',
-          org.id,
-          '--plan',
-          'pro',
-          '--monthly-credits',
-          '5',
-        ],
+        [...nodeEntry('src/cli/main.ts'), 'org:set-plan', '--org', org.id, '--plan', 'pro', '--monthly-credits', '5'],
         { cwd: root, env: process.env },
       ),
       (err: any) => err.code === 2 && /enterprise only/.test(err.stderr),
@@ -84,7 +74,7 @@ describe('admin CLI', () => {
       ['credits:show', '--org', '--json'],
     ]) {
       await assert.rejects(
-        run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: process.env }),
+        run(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args], { cwd: root, env: process.env }),
         (err: any) => {
           assert.equal(err.code, 2, args.join(' '));
           assert.match(err.stderr, /^error: .*\n\nUsage: npm run cli/, args.join(' '));
@@ -97,7 +87,7 @@ describe('admin CLI', () => {
 
   it('exits with 2 and the usage on a bad command', async () => {
     await assert.rejects(
-      run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'key:create'], { cwd: root, env: process.env }),
+      run(process.execPath, [...nodeEntry('src/cli/main.ts'), 'key:create'], { cwd: root, env: process.env }),
       (err: any) => {
         assert.equal(err.code, 2);
         assert.match(err.stderr, /--org is required/);

@@ -8,6 +8,7 @@ import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
 import { initORM } from '../../src/db/orm.js';
 import { createServices } from '../../src/services.js';
 import { startApiProcess } from '../helpers/api-process.js';
+import { nodeEntry } from '../helpers/node-entry.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const newKey = () => randomBytes(32).toString('hex');
@@ -17,7 +18,7 @@ function migrate(url: string, secretsKey: string): Promise<void> {
   return new Promise((done, fail) =>
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'scripts/migrate.ts'],
+      nodeEntry('scripts/migrate.ts'),
       { cwd: root, env: { ...process.env, DATABASE_URL: url, SECRETS_KEY: secretsKey, LOG_LEVEL: 'silent' } },
       (err, _out, stderr) => (err ? fail(new Error(`migrate with ${secretsKey.length} key chars: ${stderr}`)) : done()),
     ),

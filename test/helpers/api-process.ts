@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { freePort } from './ports.js';
+import { nodeEntry } from './node-entry.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -17,7 +18,7 @@ export async function startApiProcess(
   let stderr = '';
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {
+    const child = spawn(process.execPath, nodeEntry('src/bin/api.ts'), {
       cwd: root,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],

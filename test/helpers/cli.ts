@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { nodeEntry } from './node-entry.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -11,7 +12,7 @@ export function runCli(env: Record<string, string>, ...args: string[]): Promise<
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      [...nodeEntry('src/cli/main.ts'), ...args],
       { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) => done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

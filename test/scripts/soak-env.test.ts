@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { soakServiceEnv } from '../../scripts/soak/service-env.js';
 import { freePort } from '../helpers/ports.js';
+import { nodeEntry } from '../helpers/node-entry.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -64,7 +65,7 @@ describe("the soak's API and worker environment", () => {
       recognizer: { kind: 'openai', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'unused' },
     });
     // As the soak starts an API slot: its environment plus the slot's ports.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/api.ts'], {
+    const child = spawn(process.execPath, nodeEntry('src/bin/api.ts'), {
       cwd: root,
       env: { ...env, PORT: String(port), METRICS_PORT: String(metricsPort), LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'inherit'],

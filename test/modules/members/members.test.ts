@@ -6,12 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { nodeEntry } from '../../helpers/node-entry.js';
 
 const run = promisify(execFile);
 const cli = async (...args: string[]) =>
   JSON.parse(
     (
-      await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], {
+      await run(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args, '--json'], {
         cwd: resolve(import.meta.dirname, '../../..'),
         env: process.env,
       })
