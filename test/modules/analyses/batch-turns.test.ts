@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { BATCH_WINDOW, ORGANISATION_BATCHES_AT_ONCE } from '../../../src/temporal/contracts/analysis.js';
+import {
+  BATCH_WINDOW,
+  ORGANISATION_BATCHES_AT_ONCE,
+  batchTurnsWorkflowId,
+} from '../../../src/temporal/contracts/analysis.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth } from '../../helpers/image-host.js';
+import { recordHistory } from '../../helpers/record-history.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
 import { batchCompleted, waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
@@ -106,9 +111,21 @@ describe("an organisation's batches take turns", () => {
     assert.equal(bDone.status, 'completed');
     t.diagnostic(`B completed with ${held.length} of A's fetches held`);
     assert.equal(held.length, CAP, `A had ${held.length} analyses fetching`);
-    // The batch past the turns has started none of its analyses.
-    const waiting = await api.runtime.temporal.client.workflow.getHandle(batchIds.at(-1)!).fetchHistory();
-    assert.equal(waiting.events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length, 0);
+    // The batches in their turn have their windows full; the one past the turns (whichever asked
+    // last: the three start at once) has started none of its analyses.
+    const { client } = api.runtime.temporal;
+    const started = await Promise.all(
+      batchIds.map(async (id) =>
+        (
+          (await client.workflow.getHandle(id).fetchHistory()).events ?? []
+        ).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length,
+      ),
+    );
+    assert.deepEqual(
+      [...started].sort((x, y) => x - y),
+      [0, ...Array.from({ length: ORGANISATION_BATCHES_AT_ONCE }, () => BATCH_WINDOW)],
+    );
+    const waited = batchIds[started.indexOf(0)]!;
 
     release();
     for (const batchId of batchIds) {
@@ -116,7 +133,6 @@ describe("an organisation's batches take turns", () => {
       assert.equal(batch.completed, PER_BATCH);
     }
     // From Temporal's own start and close times: never more than CAP of A's analyses open at once.
-    const { client } = api.runtime.temporal;
     for (const batchId of batchIds) await client.workflow.getHandle(batchId).result();
     const described = await Promise.all(ids.map((id) => client.workflow.getHandle(id).describe()));
     const points: [number, number][] = described.flatMap((d) => [
@@ -128,5 +144,10 @@ describe("an organisation's batches take turns", () => {
     let most = 0;
     for (const [, d] of points) most = Math.max(most, (open += d));
     assert.ok(most <= CAP, `${most} of A's analyses were open at once (at most ${CAP})`);
+
+    // How test/fixtures/histories/batch-turns-*.json were recorded (README there): the batch that
+    // waited for its turn, and A's line once it has ended (a minute after its last batch).
+    await recordHistory(client, waited, process.env.RECORD_BATCH_TURNS_HISTORY);
+    await recordHistory(client, batchTurnsWorkflowId(a.id), process.env.RECORD_BATCH_LINE_HISTORY);
   });
 });
