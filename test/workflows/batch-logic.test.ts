@@ -171,10 +171,10 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       (await h.fetchHistory()).events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length;
     const last = handles.at(-1)!;
     // The line has granted every turn it has (each holder's window is full) and the last batch waits.
-    assert.deepEqual(
-      await Promise.all(handles.map(childrenOf)),
-      [...Array.from({ length: ORGANISATION_BATCHES_AT_ONCE }, () => BATCH_WINDOW), 0],
-    );
+    assert.deepEqual(await Promise.all(handles.map(childrenOf)), [
+      ...Array.from({ length: ORGANISATION_BATCHES_AT_ONCE }, () => BATCH_WINDOW),
+      0,
+    ]);
     assert.deepEqual(await last.query(batchProgressQuery), {
       status: 'processing',
       total: BATCH_WINDOW + 2,

@@ -115,10 +115,11 @@ describe("an organisation's batches take turns", () => {
     // last: the three start at once) has started none of its analyses.
     const { client } = api.runtime.temporal;
     const started = await Promise.all(
-      batchIds.map(async (id) =>
-        (
-          (await client.workflow.getHandle(id).fetchHistory()).events ?? []
-        ).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length,
+      batchIds.map(
+        async (id) =>
+          ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).filter(
+            (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+          ).length,
       ),
     );
     assert.deepEqual(
