@@ -3,15 +3,27 @@ import type { Config } from '../src/config.js';
 import { ImageError } from '../src/modules/analyses/image-fetcher.js';
 import { RecognitionRejectedError, type Recognizer } from '../src/modules/recognition/recognizer.js';
 import type { Services } from '../src/services.js';
+import type { Commands } from '../src/commands.js';
 import type { AnalysisActivities } from '../src/temporal/contracts/analysis.js';
 
 /** Below this, what is left of the fetch's time is not worth another request: the fetch fails. */
 const MIN_FETCH_ATTEMPT_MS = 250;
 
-export type AnalysisActivityDeps = { services: Services; config: Config; recognizer: () => Promise<Recognizer> };
+export type AnalysisActivityDeps = {
+  services: Services;
+  /** The batch line's start and signal (queueBatchForTurn). */
+  commands: Pick<Commands, 'analyses'>;
+  config: Config;
+  recognizer: () => Promise<Recognizer>;
+};
 
 /** Activities of the analysis workflows: each calls one service (in its own MikroORM context, index.ts). */
-export function createAnalysisActivities({ services, config, recognizer }: AnalysisActivityDeps): AnalysisActivities {
+export function createAnalysisActivities({
+  services,
+  commands,
+  config,
+  recognizer,
+}: AnalysisActivityDeps): AnalysisActivities {
   return {
     async fetchImage({ analysisId, previewLater }) {
       // IMAGE_FETCH_TIMEOUT_MS is the fetch's time, its retries included: each attempt gets what is
@@ -85,6 +97,10 @@ export function createAnalysisActivities({ services, config, recognizer }: Analy
 
     async listBatchAnalyses({ batchId }) {
       return services.analyses.batchMembers(batchId);
+    },
+
+    async queueBatchForTurn({ organisationId, batchId }) {
+      await commands.analyses.queueBatchForTurn(organisationId, batchId);
     },
   };
 }

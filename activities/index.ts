@@ -56,6 +56,7 @@ export const QUEUE_ACTIVITIES = {
     'failAnalysis',
     'storePreview',
     'listBatchAnalyses',
+    'queueBatchForTurn',
     'dispatchEvents',
     'completeTaskFromAnalysis',
   ],
@@ -111,7 +112,7 @@ export function createActivities(deps: ActivityDeps): Activities {
       logger: deps.logger,
     });
   const activities: Activities = {
-    ...createAnalysisActivities({ services, config: deps.config, recognizer: deps.recognizer }),
+    ...createAnalysisActivities({ services, commands, config: deps.config, recognizer: deps.recognizer }),
     ...createDeliveryActivities({ services, commands, config: deps.config }),
     ...createTaskActivities({ services }),
     ...createAlertActivities({ services }),

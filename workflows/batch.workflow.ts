@@ -1,6 +1,7 @@
 import {
   ParentClosePolicy,
   condition,
+  getExternalWorkflowHandle,
   log,
   patched,
   proxyActivities,
@@ -12,6 +13,9 @@ import { batchStatus } from '../src/modules/analyses/batch-status.js';
 import {
   BATCH_WINDOW,
   analysisWorkflowIdentity,
+  batchDoneSignal,
+  batchTurnSignal,
+  batchTurnsWorkflowId,
   analysisWorkflowInput,
   batchProgressQuery,
   type AnalysisActivities,
@@ -39,6 +43,19 @@ const bookkeeping = proxyActivities<AnalysisActivities>(SETTLING);
  * the window's children on the fair queues. Histories made before start every child at once.
  */
 const BATCH_WINDOW_PATCH = 'batch-window';
+
+/**
+ * Since BATCH_TURNS_PATCH a batch runs its window only in its turn in its organisation's line (D240):
+ * with the window alone, an organisation's 50 batches kept 400 of its analyses in flight (their fetches
+ * and finalizes in the analyses worker's local-activity slots, served in arrival order) ahead of another
+ * organisation's photo. Histories made before start their window at once.
+ */
+const BATCH_TURNS_PATCH = 'organisation-batch-turns';
+/**
+ * A batch that has waited this long without its turn asks its line again (harmless if it is in it):
+ * a line ended or terminated meanwhile is started afresh with it.
+ */
+const ASK_AGAIN = '15 minutes';
 
 /**
  * One batch (workflow id = batch id): one child AnalysisWorkflow per image, id = analysis id.
@@ -83,9 +100,9 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
     setStatus(batchStatus(progress.total, progress.completed + progress.failed));
   };
 
-  if (patched(BATCH_WINDOW_PATCH)) {
-    // BATCH_WINDOW lanes, each taking the next analysis in list order when its child finishes: the
-    // same order on replay, since a lane moves on only when the history says its child closed.
+  // BATCH_WINDOW lanes, each taking the next analysis in list order when its child finishes: the
+  // same order on replay, since a lane moves on only when the history says its child closed.
+  const runWindow = async () => {
     let next = 0;
     const lane = async () => {
       while (next < analyses.length) {
@@ -94,6 +111,33 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
       }
     };
     await Promise.all(Array.from({ length: Math.min(BATCH_WINDOW, analyses.length) }, lane));
+  };
+
+  if (patched(BATCH_WINDOW_PATCH) && analyses.length > 0 && patched(BATCH_TURNS_PATCH)) {
+    const { organisationId } = analyses[0]!;
+    let myTurn = false;
+    setHandler(batchTurnSignal, () => {
+      myTurn = true;
+    });
+    do {
+      try {
+        await bookkeeping.queueBatchForTurn({ organisationId, batchId: input.batchId });
+      } catch (err) {
+        upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+        throw err;
+      }
+    } while (!(await condition(() => myTurn, ASK_AGAIN)));
+    try {
+      await runWindow();
+    } finally {
+      // The turn goes back as soon as the last child has closed. A line gone meanwhile (terminated by
+      // an operator) has nothing to give back to.
+      await getExternalWorkflowHandle(batchTurnsWorkflowId(organisationId))
+        .signal(batchDoneSignal, { batchId: input.batchId })
+        .catch((err: unknown) => log.warn('batch turn not given back', { batchId: input.batchId, error: String(err) }));
+    }
+  } else if (patched(BATCH_WINDOW_PATCH)) {
+    await runWindow();
   } else {
     const children = await Promise.all(analyses.map(start));
     await Promise.all(children.map((child) => settle(child.result())));

@@ -2,6 +2,7 @@
 // (src/temporal/contracts/), which callers import instead of this file.
 export { analysisWorkflow } from './analysis.workflow.js';
 export { batchWorkflow } from './batch.workflow.js';
+export { batchTurnsWorkflow } from './batch-turns.workflow.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.js';
 export { taskWorkflow } from './task.workflow.js';
 export { alertSnoozeWorkflow } from './alert-snooze.workflow.js';

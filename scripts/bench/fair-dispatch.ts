@@ -164,6 +164,15 @@ async function timeToWebhook(): Promise<{ id: string; ms: number; sentAt: number
   return { id, ms: received.get(id)! - sentAt, sentAt, answered };
 }
 
+/** A local activity's type, from its marker's details (the step the analyses worker ran in place). */
+function localActivityOf(details: unknown): string {
+  const payload = (details as Record<string, { payloads?: { data?: Uint8Array | null }[] }> | null)?.data?.payloads?.[0]
+    ?.data;
+  return payload
+    ? (JSON.parse(Buffer.from(payload).toString('utf8')) as { activity_type: string }).activity_type
+    : 'local';
+}
+
 /** Where a photo's time went: its workflow history's events, in ms after its POST was sent. */
 async function steps(r: { id: string; sentAt: number; answered: number }): Promise<string> {
   const history = await runtime.temporal.client.workflow.getHandle(r.id).fetchHistory();
@@ -183,7 +192,9 @@ async function steps(r: { id: string; sentAt: number; answered: number }): Promi
             ? 'recognition started'
             : e.activityTaskCompletedEventAttributes
               ? 'recognition done'
-              : undefined;
+              : e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+                ? `${localActivityOf(e.markerRecordedEventAttributes.details)} done`
+                : undefined;
     if (name) marks.push(`${name} ${at(e)}`);
   }
   marks.push(`webhook ${Math.round(received.get(r.id)! - r.sentAt)}`);

@@ -31,13 +31,14 @@ export function uniquePrefix(name: string): string {
  * this process, against the real dev server. The recognizer is the only part a test chooses, and
  * `around` lets a test put its own behaviour around an activity (a lost attempt, say).
  * `recognitionLater`: the recognition queue's worker does not poll until `startRecognition()`, so a
- * test can build a backlog there that no poller has taken tasks from.
+ * test can build a backlog there that no poller has taken tasks from. `activitySlots`: the analyses,
+ * tasks and deliveries queues' slots (local activities too), if not TEST_ACTIVITY_SLOTS.
  */
 export async function startTestWorkers(
   runtime: Runtime,
   recognizer: Recognizer,
   around: (activities: Activities) => Activities = (a) => a,
-  opts: { recognitionLater?: boolean } = {},
+  opts: { recognitionLater?: boolean; activitySlots?: number } = {},
 ) {
   quietTemporal();
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
@@ -56,7 +57,7 @@ export async function startTestWorkers(
     namespace: runtime.config.TEMPORAL_NAMESPACE,
     queues,
     activities,
-    activitySlots: TEST_ACTIVITY_SLOTS,
+    activitySlots: opts.activitySlots ?? TEST_ACTIVITY_SLOTS,
     recognitionSlots: TEST_RECOGNITION_SLOTS,
     bundlePath: runtime.config.WORKFLOW_BUNDLE_PATH,
   });

@@ -14,6 +14,7 @@ const workflowsDir = resolve(import.meta.dirname, '../../workflows');
 const QUEUE_OF: Record<string, keyof TaskQueues> = {
   'analysis.workflow.ts': 'analyses',
   'batch.workflow.ts': 'analyses',
+  'batch-turns.workflow.ts': 'analyses',
   'task.workflow.ts': 'tasks',
   'alert-snooze.workflow.ts': 'tasks',
   'plan-period.workflow.ts': 'tasks',
@@ -54,7 +55,9 @@ describe('activity sets per task queue', () => {
     it(`${file}: each activity it names is registered on the ${queue} queue`, () => {
       const code = readFileSync(resolve(workflowsDir, file), 'utf8');
       const named = Object.keys(all).filter((name) => new RegExp(`\\b${name}\\b`).test(code));
-      assert.ok(named.length > 0, `${file} names no activity`);
+      // The batch line only signals (D240); every other workflow has steps of its own.
+      if (file === 'batch-turns.workflow.ts') assert.deepEqual(named, []);
+      else assert.ok(named.length > 0, `${file} names no activity`);
       const registered = Object.keys(queueActivities(all, queue));
       const onRecognition = Object.keys(queueActivities(all, 'recognition'));
       for (const name of named) {

@@ -54,6 +54,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     failAnalysis: mocked('failAnalysis', ({ code }) => `:${code}`),
     storePreview: mocked('storePreview'),
     listBatchAnalyses: mocked('listBatchAnalyses'),
+    queueBatchForTurn: mocked('queueBatchForTurn'),
     dispatchEvents: mocked('dispatchEvents', ({ eventIds }) => `:${eventIds.join(',')}`),
     attemptDelivery: mocked('attemptDelivery'),
     completeTaskFromAnalysis: mocked('completeTaskFromAnalysis'),

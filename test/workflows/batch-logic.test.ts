@@ -3,9 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import {
+  BATCH_TURNS_WORKFLOW,
   BATCH_WINDOW,
   BATCH_WORKFLOW,
+  ORGANISATION_BATCHES_AT_ONCE,
   batchProgressQuery,
+  batchTurnsWorkflowId,
+  batchWaitingSignal,
   type AnalysisActivities,
   type BatchMember,
   type BatchWorkflow,
@@ -32,6 +36,8 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
   let gate = Promise.resolve();
   let arrived: (() => void) | null = null;
   let expected = 0;
+  /** Batches the test waits to see in their line: called once each has asked. */
+  const inLine = new Map<string, () => void>();
   const activities: AnalysisActivities & DeliveryActivities = {
     async listBatchAnalyses({ batchId }) {
       const members = batches.get(batchId)!;
@@ -58,6 +64,17 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       return { analysisId, status: 'failed', productCount: 0, errorCode: code, eventIds: [], taskId: null };
     },
     async storePreview() {},
+    // What the real activity does (AnalysisCommands.queueBatchForTurn), on this suite's task queue.
+    async queueBatchForTurn({ organisationId, batchId }) {
+      await temporal.env.client.workflow.signalWithStart(BATCH_TURNS_WORKFLOW, {
+        workflowId: batchTurnsWorkflowId(organisationId),
+        taskQueue: temporal.taskQueue,
+        args: [{ organisationId }],
+        signal: batchWaitingSignal,
+        signalArgs: [{ batchId }],
+      });
+      inLine.get(batchId)?.();
+    },
     async dispatchEvents() {
       return { deliveries: 0 };
     },
@@ -67,9 +84,11 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
   };
   const temporal = useMockedWorker(activities, { beforeStop: () => open?.() });
 
-  const member = (id: string): BatchMember => ({
+  // An organisation of this run's own: its line of batches is a workflow by its id on the server.
+  const organisation = `org-mocked-${randomBytes(4).toString('hex')}`;
+  const member = (id: string, organisationId = organisation): BatchMember => ({
     id,
-    organisationId: 'org-mocked',
+    organisationId,
     imageUrl: 'https://images.example/shelf.png',
     externalId: null,
     placeId: null,
@@ -85,7 +104,10 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
   it(`starts one child per image, never more than ${BATCH_WINDOW} in flight, and counts them as they close`, async () => {
     const batchId = `bat-mocked-${randomBytes(4).toString('hex')}`;
     const ids = Array.from({ length: BATCH_WINDOW + 3 }, (_, i) => `${batchId}-an-${i}`);
-    batches.set(batchId, ids.map(member));
+    batches.set(
+      batchId,
+      ids.map((id) => member(id)),
+    );
     notImages.add(ids[2]!);
     // The window's passes are held until all of it has arrived: the batch cannot start another
     // while none has closed (the one that is not an image closes at once and lets one more in).
@@ -119,6 +141,58 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       assert.equal(child.parentExecution?.workflowId, batchId);
       assert.equal(child.status.name, 'COMPLETED');
     }
+  });
+
+  it(`runs ${ORGANISATION_BATCHES_AT_ONCE} of an organisation's batches at once; the next starts when one ends`, async () => {
+    const org = `org-line-${randomBytes(4).toString('hex')}`;
+    const batchIds = Array.from(
+      { length: ORGANISATION_BATCHES_AT_ONCE + 1 },
+      (_, b) => `bat-line-${b}-${randomBytes(4).toString('hex')}`,
+    );
+    for (const batchId of batchIds)
+      batches.set(
+        batchId,
+        Array.from({ length: BATCH_WINDOW + 2 }, (_, i) => member(`${batchId}-an-${i}`, org)),
+      );
+    // Every pass is held: the batches in their turn fill their windows, and wait there.
+    gate = new Promise<void>((r) => (open = r));
+    most = 0;
+    expected = ORGANISATION_BATCHES_AT_ONCE * BATCH_WINDOW;
+    const turnsFull = new Promise<void>((r) => (arrived = r));
+    const handles: Awaited<ReturnType<typeof startBatch>>[] = [];
+    // One after the other: the line serves them in the order they asked.
+    for (const batchId of batchIds) {
+      const asked = new Promise<void>((r) => inLine.set(batchId, r));
+      handles.push(await startBatch(batchId));
+      await asked;
+    }
+    await turnsFull;
+    const childrenOf = async (h: (typeof handles)[number]) =>
+      (await h.fetchHistory()).events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length;
+    const last = handles.at(-1)!;
+    // The line has granted every turn it has (each holder's window is full) and the last batch waits.
+    assert.deepEqual(await Promise.all(handles.map(childrenOf)), [
+      ...Array.from({ length: ORGANISATION_BATCHES_AT_ONCE }, () => BATCH_WINDOW),
+      0,
+    ]);
+    assert.deepEqual(await last.query(batchProgressQuery), {
+      status: 'processing',
+      total: BATCH_WINDOW + 2,
+      completed: 0,
+      failed: 0,
+    });
+    open();
+    for (const h of handles)
+      assert.deepEqual(await h.result(), {
+        status: 'completed',
+        total: BATCH_WINDOW + 2,
+        completed: BATCH_WINDOW + 2,
+        failed: 0,
+      });
+    assert.equal(most, ORGANISATION_BATCHES_AT_ONCE * BATCH_WINDOW, 'the organisation never had more passes at once');
+    // With nobody in it the line waits a while for the next batch before it ends.
+    const line = temporal.env.client.workflow.getHandle(batchTurnsWorkflowId(org));
+    assert.equal((await line.describe()).status.name, 'RUNNING');
   });
 
   it('a batch whose analyses cannot be read fails, marked for an operator, starting nothing', async () => {

@@ -128,6 +128,35 @@ describe('batch workflow histories replay on this code', () => {
     assert.equal(startedBeforeFirstClose, BATCH_WINDOW);
     await replay(recording);
   });
+
+  it('replays batch-turns-waited (a batch that waited for its turn in its organisation’s line)', async () => {
+    const recording = load('batch-turns-waited');
+    // Both batch markers; its place asked for (queueBatchForTurn) before any child, the turn signal
+    // received, its 10 children through the window, the turn given back by signal.
+    assert.deepEqual(patches(recording), ['batch-window', 'organisation-batch-turns']);
+    assert.deepEqual(activities(recording), ['listBatchAnalyses', 'queueBatchForTurn']);
+    const types = recording.history.events.map((e) => e.eventType);
+    assert.ok(
+      types.indexOf('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED') <
+        types.indexOf('EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED'),
+    );
+    assert.equal(count(recording, 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED'), BATCH_WINDOW + 2);
+    assert.equal(count(recording, 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'), 1);
+    await replay(recording);
+  });
+});
+
+describe('batch line histories replay on this code', () => {
+  it('replays batch-turns-line (an organisation’s line: three batches, two turns, ended when idle)', async () => {
+    const recording = load('batch-turns-line');
+    assert.deepEqual(patches(recording), []);
+    // Three batches asked and three said they were done; three turns granted; the idle wait ran out.
+    assert.equal(count(recording, 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED'), 6);
+    assert.equal(count(recording, 'EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED'), 3);
+    assert.equal(count(recording, 'EVENT_TYPE_TIMER_FIRED'), 1);
+    assert.equal(count(recording, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'), 1);
+    await replay(recording);
+  });
 });
 
 describe('task workflow histories replay on this code', () => {

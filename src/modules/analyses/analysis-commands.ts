@@ -5,10 +5,14 @@ import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import {
   ANALYSIS_WORKFLOW,
+  BATCH_TURNS_WORKFLOW,
   BATCH_WORKFLOW,
   analysisWorkflowIdentity,
   analysisWorkflowInput,
+  batchTurnsWorkflowId,
+  batchWaitingSignal,
   type AnalysisWorkflow,
+  type BatchTurnsWorkflow,
   type BatchWorkflow,
 } from '../../temporal/contracts/analysis.js';
 import { SA } from '../../temporal/contracts/search-attributes.js';
@@ -188,6 +192,24 @@ export class AnalysisCommands {
       }),
     );
     await this.em.getRepository<Batch, BatchRepository>(Batch).markWorkflowStarted(b.id);
+  }
+
+  /**
+   * A batch's place in its organisation's line (D240): the line's workflow is signalled, and started
+   * if there is none, in the organisation's batch lane (its workflow tasks queue with the batches').
+   * The line keeps one place per batch, so a retried call changes nothing.
+   */
+  async queueBatchForTurn(organisationId: string, batchId: string): Promise<void> {
+    const priority = await this.priorities.of(organisationId, 'batch');
+    await this.client.workflow.signalWithStart<BatchTurnsWorkflow, [{ batchId: string }]>(BATCH_TURNS_WORKFLOW, {
+      workflowId: batchTurnsWorkflowId(organisationId),
+      taskQueue: this.queues.analyses,
+      priority,
+      args: [{ organisationId }],
+      signal: batchWaitingSignal,
+      signalArgs: [{ batchId }],
+      typedSearchAttributes: [{ key: SA.organisationId, value: organisationId }],
+    });
   }
 
   /**

@@ -3,7 +3,7 @@
 // by the type name with these types. The types are the contract's own (services import them from
 // here), so nothing here pulls in a service, a repository, a schema or an entity (eslint.config.js).
 import type { SearchAttributePair } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { imageHostOf } from '../../lib/image-host.js';
 import { SA } from './search-attributes.js';
 import type { BatchStatus } from '../../modules/analyses/batch-status.js';
@@ -19,6 +19,33 @@ export const BATCH_WORKFLOW = 'batchWorkflow';
  * workflow's steps (a new patch).
  */
 export const BATCH_WINDOW = 8;
+
+/**
+ * How many of one organisation's batches run their window at once (D240): the others wait in line, in
+ * the order they asked, so the organisation has at most this many times BATCH_WINDOW analyses in flight
+ * across all its batches, whatever it sends. A constant of the workflow code, for the reason BATCH_WINDOW
+ * is: the line's grants are replayed from history.
+ */
+export const ORGANISATION_BATCHES_AT_ONCE = 2;
+
+export const BATCH_TURNS_WORKFLOW = 'batchTurnsWorkflow';
+
+/** The one line per organisation (D240): its workflow id. */
+export const batchTurnsWorkflowId = (organisationId: string) => `batch-turns-${organisationId}`;
+
+/**
+ * The line's state, carried across continue-as-new: the batches waiting, in order, and those holding a turn.
+ * A new line starts with both empty.
+ */
+export type BatchTurnsInput = { organisationId: string; waiting?: string[]; running?: string[] };
+export type BatchTurnsWorkflow = (input: BatchTurnsInput) => Promise<void>;
+
+/** A batch asks its organisation's line for a turn (again, if it has waited long: idempotent). */
+export const batchWaitingSignal = defineSignal<[{ batchId: string }]>('batchWaiting');
+/** The line tells a batch its turn has come (again, to see that a batch holding one is still open). */
+export const batchTurnSignal = defineSignal('batchTurn');
+/** A batch whose children have all closed gives its turn back. */
+export const batchDoneSignal = defineSignal<[{ batchId: string }]>('batchDone');
 
 export type AnalysisWorkflowInput = {
   analysisId: string;
@@ -130,6 +157,11 @@ export interface AnalysisActivities {
   /** The console's preview made from the stored photo, which is then deleted; nothing if there is none. */
   storePreview(input: { analysisId: string }): Promise<void>;
   listBatchAnalyses(input: { batchId: string }): Promise<BatchMember[]>;
+  /**
+   * Puts the batch in its organisation's line (D240): signals the line's workflow, starting it if there is
+   * none. Asking twice is harmless (the line keeps one place per batch).
+   */
+  queueBatchForTurn(input: { organisationId: string; batchId: string }): Promise<void>;
 }
 
 /**
