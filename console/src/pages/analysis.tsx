@@ -37,6 +37,14 @@ function Photo(props: { analysis: Analysis; highlight: number | null; onHighligh
   useEffect(() => {
     if (settled && image === null && !askedSettled.current) setAttempt((n) => n + 1);
   }, [settled, image]);
+  // The preview is made just after the result is out (decisions.md D190): a completed analysis with no
+  // photo yet, finished within the last minute, is asked again every 2 s until it is there.
+  const previewComing =
+    analysis.status === 'completed' &&
+    image === null &&
+    !!analysis.completedAt &&
+    Date.now() - Date.parse(analysis.completedAt) < 60_000;
+  useInterval(() => setAttempt((n) => n + 1), 2000, previewComing);
   useEffect(() => {
     const controller = new AbortController();
     let url: string | null = null;
@@ -64,9 +72,11 @@ function Photo(props: { analysis: Analysis; highlight: number | null; onHighligh
         <p>
           {analysis.status === 'processing'
             ? 'The photo is still being fetched; it appears here in a moment.'
-            : analysis.error
-              ? `The photo could not be used: ${analysis.error.message}`
-              : 'Its preview was removed after the retention period (IMAGE_PREVIEW_DAYS).'}
+            : previewComing
+              ? 'The preview of the photo is being made; it appears here in a moment.'
+              : analysis.error
+                ? `The photo could not be used: ${analysis.error.message}`
+                : 'Its preview was removed after the retention period (IMAGE_PREVIEW_DAYS).'}
         </p>
       </EmptyState>
     );
