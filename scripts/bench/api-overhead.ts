@@ -12,6 +12,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { createServices } from '../../src/services.js';
 import { benchEnvironment } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
+import { quantile } from '../lib/quantile.js';
 
 const RATE = toolSettings().BENCH_RATE;
 const SECONDS = toolSettings().BENCH_SECONDS;
@@ -80,9 +81,7 @@ async function measure(port: number, headers: Record<string, string>) {
     );
   }
   await Promise.all(inflight);
-  latencies.sort((a, b) => a - b);
-  const at = (p: number) =>
-    Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2));
+  const at = (p: number) => Number(quantile(latencies, p).toFixed(2));
   return { requests: total, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 

@@ -32,6 +32,7 @@ import { SHELF_PRODUCTS } from '../soak/stand-ins.js';
 import { rssMb, serviceProcess, servicesAnswer, until } from './service-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
+import { quantile } from '../lib/quantile.js';
 
 const say = (msg: string) => console.error(`[bench] ${msg}`);
 const tool = toolSettings();
@@ -54,10 +55,6 @@ const SUBMISSIONS_PER_S = 4;
 /** B's first photo goes in at most this long after A's batches were accepted. */
 const STARTING_S = 10;
 
-const quantile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
-};
 const ms = (v: number) => `${Math.round(v)} ms`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 

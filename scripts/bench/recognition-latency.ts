@@ -22,6 +22,7 @@ import {
 import type { RecognizeInput, Recognizer } from '../../src/modules/recognition/recognizer.js';
 import { createWorkers } from '../../workers/create-workers.js';
 import { benchEnvironment, benchRuntime } from './setup.js';
+import { quantile } from '../lib/quantile.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '60' }, every: { type: 'string', default: '150' } },
@@ -158,9 +159,8 @@ clearInterval(submitter);
 clearInterval(sampler);
 
 const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))]!);
-  return { n: s.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: Math.round(s.at(-1)!) };
+  const at = (q: number) => Math.round(quantile(xs, q));
+  return { n: xs.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: Math.round(Math.max(...xs)) };
 };
 console.table({ 'webhook delivery ms': stats(deliveries), 'task update ms': stats(updates) });
 console.log(

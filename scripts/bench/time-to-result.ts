@@ -22,6 +22,7 @@ import type pg from 'pg';
 import type { Services } from '../../src/services.js';
 import { serviceProcess, servicesAnswer, until } from './service-processes.js';
 import { toolSettings } from '../lib/tool-settings.js';
+import { quantile } from '../lib/quantile.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const DEFAULT_PHOTOS = resolve(root, '../shared/datasets/real-shelf-price-tags/images');
@@ -53,11 +54,10 @@ export type TimeToResult = {
   steps: Record<Step, { p50: number; p99: number }>;
 };
 
-const quantiles = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN);
-  return { p50: at(0.5), p99: at(0.99) };
-};
+const quantiles = (values: number[]) => ({
+  p50: Math.round(quantile(values, 0.5)),
+  p99: Math.round(quantile(values, 0.99)),
+});
 
 export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult> {
   const count = o.count ?? 20;

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { ANALYSIS_WORKFLOW, BATCH_WORKFLOW } from '../../src/temporal/contracts/analysis.js';
 import { WEBHOOK_DELIVERY_WORKFLOW } from '../../src/temporal/contracts/delivery.js';
 import type { ImageKind, Receipt } from './stand-ins.js';
+import { quantile } from '../lib/quantile.js';
 
 export type CheckRow = { check: string; found: string; violations: number };
 
@@ -35,11 +36,6 @@ export type DeliveryFigures = {
   /** One line per resend, to tell what happened around it. */
   resendDetails: string[];
 };
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
 /**
  * The workflows the soak's work runs as. Others may run for good by design (an organisation's plan
@@ -180,8 +176,8 @@ export async function runChecks(
     .map((d) => d.completed_ms - ackedAt.get(d.id)!)
     .sort((x, y) => x - y);
   const ackToRecordMs = {
-    p50: quantile(windows, 0.5),
-    p99: quantile(windows, 0.99),
+    p50: quantile(windows, 0.5, 0),
+    p99: quantile(windows, 0.99, 0),
     max: windows.at(-1) ?? 0,
     n: windows.length,
   };
