@@ -45,8 +45,10 @@ export const TOOL_SETTINGS_SCHEMA = z.object({
     .describe('bench:api: the submission rows on that dev server only (both by default).'),
   BENCH_SUBMISSIONS: count(600).describe('bench:api: submissions in each sustained round.'),
   BENCH_ROUNDS: someCount()
-    .meta({ defaultText: 'bench:api 3, bench:console 9' })
-    .describe('bench:api: submission rounds (the median round counts); bench:console: requests per view.'),
+    .meta({ defaultText: 'bench:api 3, bench:console 9, bench:recognition-api 3' })
+    .describe(
+      'bench:api: submission rounds (the median round counts); bench:console: requests per view; bench:recognition-api: service/ceiling round pairs (the median ratio counts).',
+    ),
   BENCH_WARM_SUBMISSIONS: count(3000).describe('bench:api: submissions that warm the API before the rounds.'),
   BENCH_EVENTS: someCount()
     .meta({ defaultText: 'bench:api 300, bench:deliveries 500' })
