@@ -59,6 +59,27 @@ describe('label price parser', () => {
     });
   });
 
+  it('reads yen, which prints no decimals, and leaves bare integers alone', () => {
+    assert.deepEqual(parseLabelPrices('Moorland Gummy Bears 180g ¥238'), {
+      price: 238,
+      discountedPrice: null,
+      onSale: false,
+      currency: 'JPY',
+      multiBuy: null,
+    });
+    assert.deepEqual(parseLabelPrices('Amberfield Gummy Bears 180g WAS ¥198 NOW ¥138'), {
+      price: 198,
+      discountedPrice: 138,
+      onSale: true,
+      currency: 'JPY',
+      multiBuy: null,
+    });
+    assert.equal(parseLabelPrices('Tidewater Granola Crunch 500g 568円')!.price, 568);
+    assert.equal(parseLabelPrices('¥1,280')!.price, 1280);
+    assert.deepEqual(parseLabelPrices('Porridge Oats 1kg 2 for ¥500 ¥358 each')!.multiBuy, { quantity: 2, total: 500 });
+    assert.equal(parseLabelPrices('Soup 400g 12 pack'), null);
+  });
+
   it('reads "for" as OCR misreads it in small print', () => {
     assert.deepEqual(parseLabelPrices('£2.87 2 tor £4.59')!.multiBuy, { quantity: 2, total: 4.59 });
     assert.equal(parseLabelPrices('£2.18 2 f0r £3.49')!.discountedPrice, 1.75);

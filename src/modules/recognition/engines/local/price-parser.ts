@@ -10,11 +10,14 @@ export type LabelPrice = {
 const SYMBOLS: Record<string, string> = { '£': 'GBP', $: 'USD', '€': 'EUR', '¥': 'JPY', 円: 'JPY' };
 const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CAD', 'AUD'];
 
-/** Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p. */
+/**
+ * Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p, and yen, which has no
+ * decimals: ¥198, 198円, ¥1,280. A bare integer is no price (sizes, counts): only with its yen sign.
+ */
 const AMOUNT =
-  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b/g;
+  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円/g;
 // "for" as OCR reads it in small print: tor, f0r.
-const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))?/;
+const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
 
 function round2(v: number) {
@@ -41,6 +44,12 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     if (g.pence) {
       amounts.push(Number(g.pence) / 100);
       currency ??= 'GBP';
+      continue;
+    }
+    const yen = g.yen1 ?? g.yen2;
+    if (yen) {
+      amounts.push(Number(yen.replace(/,/g, '')));
+      currency ??= 'JPY';
       continue;
     }
     amounts.push(Number(`${g.int}.${g.dec}`));
