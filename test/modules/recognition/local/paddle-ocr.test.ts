@@ -79,6 +79,26 @@ describe('PaddleOCR (PP-OCRv4 through onnxruntime-node)', () => {
     assert.ok(big.box.x0 >= 370 && big.box.x1 <= 540, JSON.stringify(big.box));
   });
 
+  it('does not read the small print of a tag whose price line is already read', async () => {
+    // A tag's big price with its price before tax just below it, and a second tag's price alone.
+    const tags = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360"><rect width="640" height="360" fill="#fff"/>
+      <text x="60" y="150" font-family="DejaVu Sans" font-size="72" font-weight="bold" fill="#111">198</text>
+      <text x="70" y="200" font-family="DejaVu Sans" font-size="24" fill="#111">183</text>
+      <text x="420" y="150" font-family="DejaVu Sans" font-size="56" font-weight="bold" fill="#111">2.49</text></svg>`;
+    const image = await sharp(Buffer.from(tags)).png().toBuffer();
+    const read: { y0: number; y1: number }[] = [];
+    const reader = Object.create(ocr) as PaddleOcr;
+    reader.recognizeBoxes = (img, boxes, options) => {
+      read.push(...boxes);
+      return ocr.recognizeBoxes(img, boxes, options);
+    };
+    const prices = await readTagPricesPaddle(reader, image);
+    assert.deepEqual(prices.map((p) => p.value).sort(), [198, 2.49]);
+    // The small print's line (its middle near y 192) stands on the 198's tag: never handed to the recogniser.
+    assert.ok(read.length >= 2);
+    assert.ok(!read.some((b) => b.y0 > 170 && b.y1 < 215), JSON.stringify(read));
+  });
+
   it('reads the price inside a given tag box, and nothing in a box of no price', async () => {
     const price = await readTagPriceInBox(ocr, png, { x0: 360, y0: 220, x1: 560, y1: 330 });
     assert.equal(price?.value, 198);
