@@ -1,8 +1,8 @@
 // `npm test`: runs every test file against real PostgreSQL and a real Temporal dev server.
 // DATABASE_URL (or TEST_DATABASE_URL) selects a server, whose `shelf_test` database is recreated;
 // without one an embedded PostgreSQL is used. TEMPORAL_ADDRESS selects a Temporal server; without
-// one a dev server is started for the run. Files that start worker or other processes run one per
-// process, first; the others share processes, about TEST_GROUP_SIZE (6) to one (see
+// one a dev server is started for the run. Files that change process-wide state or look at their own
+// process run one per process; the others share processes, about TEST_GROUP_SIZE (6) to one (see
 // scripts/lib/test-processes.ts; TEST_GROUP_SIZE=1 gives every file its own process).
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -161,6 +161,9 @@ async function runTests(
         ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',
         WORKFLOW_BUNDLE_PATH: run.bundlePath,
         ENTRY_BUNDLE_PREFIX: run.entryBundlePrefix,
+        // Node 22.1 and later keep the V8 code of the modules they load here, so the run's 40-odd
+        // test processes and their children compile each package module once (Node 20 ignores it).
+        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(root, '.data', 'test', 'compile-cache'),
         // Many API and worker processes at once: metrics on free ports unless a test picks one.
         METRICS_PORT: '0',
         TEMPORAL_METRICS_PORT: '0',

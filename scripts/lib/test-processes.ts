@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 
 /**
- * What in a test file's source gives it a process of its own: it starts worker or other child
- * processes (the long files, started first and alone), measures its own process, changes
- * process-wide state (environment, tracing, the Temporal runtime), drives a browser, or says so
- * (a comment `npm test: own process`).
+ * What in a test file's source gives it a process of its own: it changes process-wide state
+ * (environment, tracing, the Temporal runtime), looks at its own process (its pid: memory, CPU time,
+ * its child processes), drives a browser, or says so (a comment `npm test: own process`). Starting
+ * child processes (the CLI, a worker, the API) is no reason: such files share processes like the
+ * others. Each process costs some 3 s of CPU to load the service's modules under tsx, and 14 files had
+ * a process each for that reason alone (D268).
  */
 const OWN_PROCESS =
-  /\b(?:spawnWorker|spawn|execFile)\(|process\.pid|process\.env\.[A-Z_]+\s*=[^=]|initTracing|Runtime\.install|chromium|npm test: own process/;
+  /process\.pid|process\.env\.[A-Z_]+\s*=[^=]|initTracing|Runtime\.install|chromium|npm test: own process/;
 
 /**
  * What runs after every other test process has finished, by itself: a file that measures CPU time and
@@ -43,20 +45,37 @@ export function planProcesses(
   const last = new Set(files.filter((f) => ALONE.test(source.get(f)!)));
   const alone = files.filter((f) => groupSize <= 1 || OWN_PROCESS.test(source.get(f)!) || last.has(f));
   const shared = files.filter((f) => !alone.includes(f));
-  // As many groups as `groupSize` needs; the files that run Temporal workers in process (the longer
-  // ones) are dealt out first, so that no group gets most of them.
+  // As many groups as `groupSize` needs.
   const count = Math.ceil(shared.length / groupSize);
   const groups: string[][] = Array.from({ length: count }, () => []);
-  const withWorkers = (f: string) => /\bstartTestWorkers\(/.test(source.get(f)!);
-  [...shared.filter(withWorkers), ...shared.filter((f) => !withWorkers(f))].forEach((f, i) =>
-    groups[i % count]!.push(f),
-  );
+  const known = Object.keys(times).length > 0;
+  const longest = known ? Math.max(...Object.values(times)) : 0;
+  const timeOf = (f: string) => times[relative(root, f)] ?? longest;
+  if (known) {
+    // With the last run's times: longest file first, each to the group with the least time so far, so
+    // that the groups take about as long as each other. Here a file without a time counts as a
+    // typical one (the mean): as the longest, a few new files would each take a group for themselves.
+    const mean = Object.values(times).reduce((a, b) => a + b, 0) / Object.keys(times).length;
+    const typical = (f: string) => times[relative(root, f)] ?? mean;
+    const totals = groups.map(() => 0);
+    for (const f of [...shared].sort((a, b) => typical(b) - typical(a))) {
+      const i = totals.indexOf(Math.min(...totals));
+      groups[i]!.push(f);
+      totals[i]! += typical(f);
+    }
+  } else {
+    // Without: the files that run Temporal workers in process (the longer ones) are dealt out first,
+    // so that no group gets most of them.
+    const withWorkers = (f: string) => /\bstartTestWorkers\(/.test(source.get(f)!);
+    [...shared.filter(withWorkers), ...shared.filter((f) => !withWorkers(f))].forEach((f, i) =>
+      groups[i % count]!.push(f),
+    );
+  }
   const planned = [
     ...alone.map((f) => ({ label: basename(f, '.test.ts'), files: [f], alone: last.has(f) })),
     ...groups.map((g, i) => ({ label: `group-${i + 1}`, files: g, alone: false })),
   ];
-  if (Object.keys(times).length === 0) return planned;
-  const longest = Math.max(...Object.values(times));
-  const estimate = (p: TestProcess) => p.files.reduce((sum, f) => sum + (times[relative(root, f)] ?? longest), 0);
+  if (!known) return planned;
+  const estimate = (p: TestProcess) => p.files.reduce((sum, f) => sum + timeOf(f), 0);
   return planned.sort((a, b) => estimate(b) - estimate(a));
 }

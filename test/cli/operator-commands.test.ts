@@ -1,4 +1,3 @@
-// npm test: own process (runs the CLI as child processes).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertRefused, runCli as cli } from '../helpers/cli.js';

@@ -1,4 +1,3 @@
-// npm test: own process (runs the CLI as child processes).
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { startOnce } from '../../temporal/start-once.js';
+import { startAfterCommit, startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
@@ -233,11 +233,7 @@ export class AnalysisCommands {
 
   /** Best effort right after the commit; whatever fails here the relay starts later. */
   async startSoon(work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      this.logger.warn({ err }, 'workflow start deferred to the relay');
-    }
+    await startAfterCommit(this.logger, 'workflow start', {}, work);
   }
 
   /**

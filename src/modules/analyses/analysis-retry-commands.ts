@@ -8,6 +8,7 @@ import { Organisation } from '../organisations/organisation.entity.js';
 import type { OrganisationRepository } from '../organisations/organisation.repository.js';
 import { Analysis } from './analysis.entity.js';
 import type { AnalysisRepository } from './analysis.repository.js';
+import { startAfterCommit } from '../../temporal/start-once.js';
 
 export type RetryItem = RetryCandidate & {
   /** `would_retry` in a dry run; `retried` once reset (and started, see `started`); `refused` with a reason. */
@@ -79,15 +80,11 @@ export class AnalysisRetryCommands {
         items.push({ ...c, outcome: 'refused', reason: err.message });
         continue;
       }
-      let started = true;
-      try {
+      // The row is committed with workflow_started_at null: if this fails, the worker's relay starts it.
+      const started = await startAfterCommit(this.logger, 'retry start', { analysisId: c.analysisId }, async () => {
         await this.analyses.startAnalysis(reset.analysis);
         await this.em.getRepository<Analysis, AnalysisRepository>(Analysis).markWorkflowStarted(c.analysisId);
-      } catch (err) {
-        // The row is committed with workflow_started_at null: the worker's relay starts it.
-        this.logger.warn({ err, analysisId: c.analysisId }, 'retry start deferred to the relay');
-        started = false;
-      }
+      });
       items.push({ ...c, charge: reset.charged, outcome: 'retried', started });
     }
     return report(items, (await this.credits.balance(organisationId)).remaining);

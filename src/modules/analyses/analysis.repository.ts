@@ -1,5 +1,6 @@
 import { decodeCursor, toPage, type Page } from '../../lib/pagination.js';
 import { preparedSql, sql } from '../../db/sql.js';
+import { markWorkflowStarted } from '../../db/workflow-started.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Analysis, AnalysisStatus } from './analysis.entity.js';
 import { CHARGE_EACH, CHARGE_EACH_ENTRIES } from '../credits/credit-ledger.repository.js';
@@ -238,11 +239,7 @@ export class AnalysisRepository extends TenantRepository<Analysis> {
 
   /** The outbox mark: the analysis' workflow is known to exist. */
   async markWorkflowStarted(analysisId: string): Promise<void> {
-    await sql(
-      this.getEntityManager(),
-      `update analyses set workflow_started_at = now() where id = ? and workflow_started_at is null`,
-      [analysisId],
-    );
+    await markWorkflowStarted(this.getEntityManager(), 'analyses', analysisId);
   }
 
   /**

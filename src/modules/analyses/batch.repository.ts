@@ -1,14 +1,10 @@
-import { sql } from '../../db/sql.js';
+import { markWorkflowStarted } from '../../db/workflow-started.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Batch } from './batch.entity.js';
 
 export class BatchRepository extends TenantRepository<Batch> {
   /** The outbox mark: the batch's workflow is known to exist. */
   async markWorkflowStarted(batchId: string): Promise<void> {
-    await sql(
-      this.getEntityManager(),
-      `update batches set workflow_started_at = now() where id = ? and workflow_started_at is null`,
-      [batchId],
-    );
+    await markWorkflowStarted(this.getEntityManager(), 'batches', batchId);
   }
 }

@@ -5,7 +5,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import { startOnce } from '../../temporal/start-once.js';
+import { startAfterCommit, startOnce } from '../../temporal/start-once.js';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   AppError,
@@ -111,12 +111,10 @@ export class TaskCommands {
   async create(organisationId: string, input: CreateTaskInput): Promise<TaskDetail> {
     const { task, eventId } = await this.tasks.create(organisationId, input);
     // Both are repeated by the worker's relay if this process dies here.
-    try {
+    await startAfterCommit(this.logger, 'task workflow start or event dispatch', { taskId: task.id }, async () => {
       await this.start(task);
       await this.dispatcher.dispatch(eventId);
-    } catch (err) {
-      this.logger.warn({ err, taskId: task.id }, 'task workflow start or event dispatch deferred to the relay');
-    }
+    });
     return this.tasks.detail(task);
   }
 

@@ -1,4 +1,5 @@
 import { sql } from '../../db/sql.js';
+import { markWorkflowStarted } from '../../db/workflow-started.js';
 import { TenantRepository } from '../../db/tenant-repository.js';
 import type { Task } from './task.entity.js';
 import type { StorePerformanceQuery } from '../reports/report.schemas.js';
@@ -6,11 +7,7 @@ import type { StorePerformanceQuery } from '../reports/report.schemas.js';
 export class TaskRepository extends TenantRepository<Task> {
   /** The outbox mark: the task's workflow is known to exist. */
   async markWorkflowStarted(taskId: string): Promise<void> {
-    await sql(
-      this.getEntityManager(),
-      `update tasks set workflow_started_at = now() where id = ? and workflow_started_at is null`,
-      [taskId],
-    );
+    await markWorkflowStarted(this.getEntityManager(), 'tasks', taskId);
   }
 
   /** Store performance: per place of the period's tasks, how many, how many completed, the mean compliance score. */
