@@ -202,6 +202,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   }
 
   let delivering: Promise<void> | undefined;
+  let deliveriesStranded = false;
   if (outcome.eventIds.length > 0 && patched(FIRST_DELIVERY_HERE)) {
     const eventIds = outcome.eventIds;
     // Not awaited here: the task's signal and the preview go on while a receiver answers.
@@ -213,7 +214,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
         log.warn('first delivery attempts failed; starting the delivery workflows', { analysisId, error: String(err) });
         await dispatching.dispatchEvents({ eventIds }).catch((e: unknown) => {
           log.error('deliveries not started', { analysisId, error: String(e) });
-          upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
+          deliveriesStranded = true;
         });
       },
     );
@@ -249,6 +250,8 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   }
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
   if (delivering) await delivering;
+  // Marked after the status, which it would otherwise be overwritten by: an operator's to look at.
+  if (deliveriesStranded) upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
   progress.stage = 'done';
   return { analysisId, status: outcome.status, productCount: outcome.productCount, errorCode: outcome.errorCode };
 }

@@ -128,6 +128,12 @@ describe('webhooks and callbacks', () => {
     }
   };
 
+  /** The analysis' workflow, once closed: it is started just after the 202, so it may not be there yet. */
+  const analysisClosed = async (analysisId: string) => {
+    await waitFor('the analysis workflow', () => workflowExists(analysisId));
+    await api.runtime.temporal.client.workflow.getHandle(analysisId).result();
+  };
+
   it('the analysis makes its deliveries’ first attempts itself: a 2xx starts no delivery workflow (D273)', async () => {
     const receiver = await startReceiver();
     const hook = await createHook(receiver.url, ['analysis.completed']);
@@ -137,7 +143,7 @@ describe('webhooks and callbacks', () => {
     });
     assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
     const analysisId = submitted.body.data.id as string;
-    await api.runtime.temporal.client.workflow.getHandle(analysisId).result();
+    await analysisClosed(analysisId);
     assert.equal(receiver.received.length, 1);
     const [delivery] = await deliveriesOf(hook.id);
     assert.equal(delivery.status, 'succeeded');
@@ -164,7 +170,8 @@ describe('webhooks and callbacks', () => {
       key: org.keys.write,
       body: { imageUrl: host.url('/shelf.png') },
     });
-    await api.runtime.temporal.client.workflow.getHandle(submitted.body.data.id).result();
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    await analysisClosed(submitted.body.data.id);
     const [pending] = await deliveriesOf(hook.id);
     assert.equal(await workflowExists(pending.id), true, 'a delivery workflow carries the retries');
     const progress = await api.runtime.temporal.client.workflow.getHandle(pending.id).result();
