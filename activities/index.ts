@@ -58,6 +58,7 @@ export const QUEUE_ACTIVITIES = {
     'listBatchAnalyses',
     'queueBatchForTurn',
     'dispatchEvents',
+    'deliverEvents',
     'completeTaskFromAnalysis',
   ],
   recognition: ['recognizeImage'],

@@ -68,10 +68,18 @@ const LOCAL_TAIL = 'local-finalize-and-dispatch';
  */
 const PREVIEW_AFTER_RESULT = 'preview-after-result';
 
+/**
+ * The first attempt of each of the analysis' deliveries made here (deliverEvents), not by a delivery
+ * workflow started for it: its start and first task stood between the result and its webhook. A
+ * delivery workflow is started only for a delivery that attempt did not finish, so retries stay
+ * durable timers (D273). Histories made before dispatch and start a workflow per delivery.
+ */
+const FIRST_DELIVERY_HERE = 'first-delivery-in-analysis';
+
 /** Failing the analysis (status, refund, event): the step after which there is no other, so it gets a day. */
 const settling = proxyActivities<AnalysisActivities>(SETTLING);
 
-/** Fan-out to webhooks and the callback URL; deliveries then run as their own workflows. */
+/** Fan-out to webhooks and the callback URL, starting a workflow per delivery (histories before FIRST_DELIVERY_HERE, and its fallback). */
 const dispatching = proxyActivities<DeliveryActivities>(BOOKKEEPING);
 
 /** Recording a finished analysis on a task whose own workflow has ended (a final task). */
@@ -193,7 +201,24 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     }
   }
 
-  if (outcome.eventIds.length > 0) {
+  let delivering: Promise<void> | undefined;
+  let deliveriesStranded = false;
+  if (outcome.eventIds.length > 0 && patched(FIRST_DELIVERY_HERE)) {
+    const eventIds = outcome.eventIds;
+    // Not awaited here: the task's signal and the preview go on while a receiver answers.
+    delivering = dispatchingLocal.deliverEvents({ eventIds }).then(
+      () => undefined,
+      async (err: unknown) => {
+        // The events are marked dispatched once their deliveries exist: the relay no longer has them.
+        // Every delivery not finished gets its workflow (one already finished ends at once).
+        log.warn('first delivery attempts failed; starting the delivery workflows', { analysisId, error: String(err) });
+        await dispatching.dispatchEvents({ eventIds }).catch((e: unknown) => {
+          log.error('deliveries not started', { analysisId, error: String(e) });
+          deliveriesStranded = true;
+        });
+      },
+    );
+  } else if (outcome.eventIds.length > 0) {
     try {
       await (patched(LOCAL_TAIL) ? dispatchingLocal : dispatching).dispatchEvents({ eventIds: outcome.eventIds });
     } catch (err) {
@@ -224,6 +249,9 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     }
   }
   upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
+  if (delivering) await delivering;
+  // Marked after the status, which it would otherwise be overwritten by: an operator's to look at.
+  if (deliveriesStranded) upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);
   progress.stage = 'done';
   return { analysisId, status: outcome.status, productCount: outcome.productCount, errorCode: outcome.errorCode };
 }

@@ -57,9 +57,17 @@ function busyWaitMs(busyRounds: number): number {
  * the end of the schedule. A killed worker resumes the timer; nothing is lost or sent twice on purpose.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryProgress> {
-  const progress: DeliveryProgress = { attempts: 0, status: 'pending', lastStatusCode: null, nextAttemptInMs: null };
+  const made = input.attemptsMade ?? 0;
+  const progress: DeliveryProgress = { attempts: made, status: 'pending', lastStatusCode: null, nextAttemptInMs: null };
   setHandler(deliveryProgressQuery, () => progress);
-  for (let i = 0, busyRounds = 0; ; i++) {
+  // Started after the analysis made the first attempt (D273): its wait, then the schedule from there.
+  // Workflows started before carry neither field and begin as they always did.
+  if (made > 0 && input.firstWaitMs) {
+    progress.nextAttemptInMs = input.firstWaitMs;
+    await sleep(input.firstWaitMs);
+    progress.nextAttemptInMs = null;
+  }
+  for (let i = made, busyRounds = 0; ; i++) {
     const scheduled = i < input.retryDelaysMs.length ? input.retryDelaysMs[i]! : null;
     let result;
     try {

@@ -56,6 +56,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     listBatchAnalyses: mocked('listBatchAnalyses'),
     queueBatchForTurn: mocked('queueBatchForTurn'),
     dispatchEvents: mocked('dispatchEvents', ({ eventIds }) => `:${eventIds.join(',')}`),
+    deliverEvents: mocked('deliverEvents', ({ eventIds }) => `:${eventIds.join(',')}`),
     attemptDelivery: mocked('attemptDelivery'),
     completeTaskFromAnalysis: mocked('completeTaskFromAnalysis'),
   };
@@ -90,21 +91,36 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
       fetchImage: async () => ({ totalRuns: 3, width: 10, height: 10 }),
       recognizeImage: async () => ({ productCount: 4 }),
       finalizeAnalysis: async ({ analysisId: id }) => outcome(id, 'completed'),
-      dispatchEvents: async ({ eventIds }) => ({ deliveries: eventIds.length }),
+      deliverEvents: async ({ eventIds }) => ({ deliveries: eventIds.length, deliveredHere: eventIds.length }),
       storePreview: async () => undefined,
     });
     assert.deepEqual(await handle.result(), { analysisId, status: 'completed', productCount: 4, errorCode: null });
     assert.deepEqual(log.slice(0, 1), ['fetchImage (local)']);
     assert.deepEqual(log.slice(1, 4).sort(), ['recognizeImage#0', 'recognizeImage#1', 'recognizeImage#2']);
-    assert.deepEqual(log.slice(4), [
-      'finalizeAnalysis (local)',
-      'dispatchEvents:evt-completed (local)',
-      'storePreview (local)',
-    ]);
+    // The deliveries' first attempts (deliverEvents) and the preview run side by side.
+    assert.deepEqual(log.slice(4, 5), ['finalizeAnalysis (local)']);
+    assert.deepEqual(log.slice(5).sort(), ['deliverEvents:evt-completed (local)', 'storePreview (local)']);
     // The preview is made after the result: the fetch is told so, and finalize keeps the photo for it.
     assert.deepEqual(calls.fetchImage, [{ analysisId, previewLater: true }]);
     assert.deepEqual(calls.finalizeAnalysis, [{ analysisId, failedPasses: [], keepImage: true }]);
     assert.deepEqual(await handle.query(analysisProgressQuery), { stage: 'done', passesDone: 3, passesFailed: 0 });
+    assert.equal(await entityStatus(temporal.env, analysisId), 'completed');
+  });
+
+  it('first delivery attempts that fail for good leave the deliveries to their workflows (dispatchEvents), the analysis completed', async () => {
+    const { analysisId, handle, log } = await analyse({
+      fetchImage: async () => ({ totalRuns: 1, width: 10, height: 10 }),
+      recognizeImage: async () => ({ productCount: 1 }),
+      finalizeAnalysis: async ({ analysisId: id }) => outcome(id, 'completed'),
+      deliverEvents: async () => {
+        throw ApplicationFailure.create({ type: 'DATABASE_REFUSED', message: 'refused', nonRetryable: true });
+      },
+      dispatchEvents: async ({ eventIds }) => ({ deliveries: eventIds.length }),
+      storePreview: async () => undefined,
+    });
+    assert.equal((await handle.result()).status, 'completed');
+    assert.ok(log.includes('deliverEvents:evt-completed (local)'));
+    assert.ok(log.includes('dispatchEvents:evt-completed'), `the ordinary activity starts the workflows: ${log}`);
     assert.equal(await entityStatus(temporal.env, analysisId), 'completed');
   });
 
@@ -121,7 +137,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
         return { productCount: 4 };
       },
       finalizeAnalysis: async ({ analysisId: id }) => outcome(id, 'completed'),
-      dispatchEvents: async () => ({ deliveries: 0 }),
+      deliverEvents: async () => ({ deliveries: 0, deliveredHere: 0 }),
       storePreview: async () => undefined,
     });
     assert.equal((await handle.result()).status, 'completed');
@@ -137,7 +153,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
         throw ApplicationFailure.create({ type: 'IMAGE_NOT_AN_IMAGE', message: 'text/html', nonRetryable: true });
       },
       failAnalysis: async ({ analysisId: id, code }) => outcome(id, 'failed', code),
-      dispatchEvents: async () => ({ deliveries: 1 }),
+      deliverEvents: async () => ({ deliveries: 1, deliveredHere: 1 }),
       storePreview: async () => undefined,
     });
     assert.deepEqual(await handle.result(), {
@@ -146,12 +162,8 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
       productCount: 0,
       errorCode: 'IMAGE_NOT_AN_IMAGE',
     });
-    assert.deepEqual(log, [
-      'fetchImage (local)',
-      'failAnalysis:IMAGE_NOT_AN_IMAGE',
-      'dispatchEvents:evt-failed (local)',
-      'storePreview (local)',
-    ]);
+    assert.deepEqual(log.slice(0, 2), ['fetchImage (local)', 'failAnalysis:IMAGE_NOT_AN_IMAGE']);
+    assert.deepEqual(log.slice(2).sort(), ['deliverEvents:evt-failed (local)', 'storePreview (local)']);
     assert.deepEqual(calls.failAnalysis, [
       { analysisId, code: 'IMAGE_NOT_AN_IMAGE', message: 'text/html', keepImage: true },
     ]);
@@ -167,7 +179,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
       },
       recognizeImage: async () => ({ productCount: 4 }),
       finalizeAnalysis: async ({ analysisId: id }) => outcome(id, 'completed'),
-      dispatchEvents: async () => ({ deliveries: 0 }),
+      deliverEvents: async () => ({ deliveries: 0, deliveredHere: 0 }),
       storePreview: async () => undefined,
     });
     assert.equal((await handle.result()).status, 'completed');
@@ -181,7 +193,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
         throw ApplicationFailure.create({ type: 'IMAGE_TOO_COMPLEX', message: 'too many labels', nonRetryable: true });
       },
       failAnalysis: async ({ analysisId: id, code }) => outcome(id, 'failed', code),
-      dispatchEvents: async () => ({ deliveries: 0 }),
+      deliverEvents: async () => ({ deliveries: 0, deliveredHere: 0 }),
       storePreview: async () => undefined,
     });
     assert.equal((await handle.result()).errorCode, 'IMAGE_TOO_COMPLEX');
@@ -196,7 +208,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
         throw refused();
       },
       failAnalysis: async ({ analysisId: id, code }) => outcome(id, 'failed', code),
-      dispatchEvents: async () => ({ deliveries: 0 }),
+      deliverEvents: async () => ({ deliveries: 0, deliveredHere: 0 }),
       storePreview: async () => undefined,
     });
     assert.equal((await handle.result()).errorCode, 'RESULT_NOT_STORABLE');
@@ -231,7 +243,7 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
         fetchImage: async () => ({ totalRuns: 1, width: 10, height: 10 }),
         recognizeImage: async () => ({ productCount: 4 }),
         finalizeAnalysis: async ({ analysisId: id }) => outcome(id, 'completed'),
-        dispatchEvents: async () => ({ deliveries: 0 }),
+        deliverEvents: async () => ({ deliveries: 0, deliveredHere: 0 }),
         completeTaskFromAnalysis: async () => null,
         storePreview: async () => undefined,
       },
@@ -246,15 +258,11 @@ describe('the analysis workflow, with its activities mocked', { timeout: 300_000
     const { analysisId, handle, log } = await analyse({
       fetchImage: async () => ({ alreadyFinal: true }),
       finalizeAnalysis: async ({ analysisId: id }) => outcome(id, 'completed'),
-      dispatchEvents: async () => ({ deliveries: 0 }),
+      deliverEvents: async () => ({ deliveries: 0, deliveredHere: 0 }),
       storePreview: async () => undefined,
     });
     assert.deepEqual(await handle.result(), { analysisId, status: 'completed', productCount: 4, errorCode: null });
-    assert.deepEqual(log, [
-      'fetchImage (local)',
-      'finalizeAnalysis',
-      'dispatchEvents:evt-completed (local)',
-      'storePreview (local)',
-    ]);
+    assert.deepEqual(log.slice(0, 2), ['fetchImage (local)', 'finalizeAnalysis']);
+    assert.deepEqual(log.slice(2).sort(), ['deliverEvents:evt-completed (local)', 'storePreview (local)']);
   });
 });

@@ -75,6 +75,9 @@ describe('the batch workflow, with its activities mocked', { timeout: 300_000 },
       });
       inLine.get(batchId)?.();
     },
+    async deliverEvents() {
+      return { deliveries: 0, deliveredHere: 0 };
+    },
     async dispatchEvents() {
       return { deliveries: 0 };
     },

@@ -88,6 +88,24 @@ describe('analysis workflow histories replay on this code', () => {
     assert.equal(count(recording, 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED'), 2);
     await replay(recording);
   });
+  it('replays analysis-first-delivery-here (since first-delivery-in-analysis: the webhook’s first attempt made by the analysis)', async () => {
+    const recording = load('analysis-first-delivery-here');
+    assert.deepEqual(patches(recording), [
+      'preview-after-result',
+      'local-fetch',
+      'local-finalize-and-dispatch',
+      'first-delivery-in-analysis',
+    ]);
+    // The deliveries' first attempts (deliverEvents) instead of dispatchEvents; no delivery workflow started.
+    assert.deepEqual(localActivities(recording).sort(), [
+      'deliverEvents',
+      'fetchImage',
+      'finalizeAnalysis',
+      'storePreview',
+    ]);
+    assert.deepEqual(activities(recording), ['recognizeImage']);
+    await replay(recording);
+  });
 });
 
 describe('batch workflow histories replay on this code', () => {
@@ -200,6 +218,16 @@ describe('webhook delivery workflow histories replay on this code', () => {
     assert.deepEqual(activities(recording), Array(4).fill('attemptDelivery'));
     assert.deepEqual(localActivities(recording), []);
     assert.equal(count(recording, 'EVENT_TYPE_TIMER_FIRED'), 3);
+    await replay(recording);
+  });
+
+  it('replays delivery-after-first-attempt (started after the analysis made the first attempt, answered 500: the wait, then the second)', async () => {
+    const recording = load('delivery-after-first-attempt');
+    // Started with attemptsMade: no patch marker (histories before carry no such input), no local attempt.
+    assert.deepEqual(patches(recording), []);
+    assert.deepEqual(localActivities(recording), []);
+    assert.deepEqual(activities(recording), ['attemptDelivery']);
+    assert.equal(count(recording, 'EVENT_TYPE_TIMER_FIRED'), 1);
     await replay(recording);
   });
 

@@ -79,6 +79,9 @@ describe('the task workflow, with its activities mocked', { timeout: 300_000 }, 
     async attemptDelivery() {
       throw new Error('a task attempts no delivery');
     },
+    async deliverEvents() {
+      throw new Error('a task makes no first delivery attempt');
+    },
     async dispatchEvents({ eventIds }) {
       script().log.push(`dispatchEvents:${eventIds.join(',')}${local()}`);
       return { deliveries: eventIds.length };

@@ -36,6 +36,9 @@ describe('the webhook delivery workflow, with its activities mocked', { timeout:
       script.attempts.push(attempt);
       return script.answer(script.attempts.length - 1, attempt);
     },
+    async deliverEvents() {
+      throw new Error('a delivery dispatches nothing');
+    },
     async dispatchEvents() {
       throw new Error('a delivery dispatches nothing');
     },

@@ -121,13 +121,22 @@ export class DeliveryRepository extends TenantRepository<Delivery> {
    * Claims a pending delivery's next attempt number and reads all the attempt needs (event,
    * endpoint, secrets) in one statement; nothing if the delivery is not pending.
    */
-  async claimAttempt(deliveryId: string): Promise<Claim | undefined> {
+  async claimAttempt(
+    deliveryId: string,
+    { firstOnly = false }: { firstOnly?: boolean } = {},
+  ): Promise<Claim | undefined> {
+    // firstOnly: the first attempt made by the analysis that raised the event (deliverEvents), claimed
+    // only while no attempt was ever made and the endpoint is not in a failing run; else its workflow makes it.
+    const first = firstOnly
+      ? `and d.attempt_count = 0
+           and not exists (select 1 from webhooks fw where fw.id = d.webhook_id and fw.failing_since is not null)`
+      : '';
     const [claim] = await sql<Claim>(
       this.getEntityManager(),
       `with claimed as (
-         update deliveries set attempt_count = attempt_count + 1, updated_at = now()
-          where id = ? and status = 'pending'
-         returning attempt_count, webhook_id, analysis_id, url, event_id
+         update deliveries d set attempt_count = d.attempt_count + 1, updated_at = now()
+          where d.id = ? and d.status = 'pending' ${first}
+         returning d.attempt_count, d.webhook_id, d.analysis_id, d.url, d.event_id
        )
        select c.attempt_count, c.webhook_id, c.url,
               e.type as event_type, e.data as event_data, e.created_at as event_created_at,
@@ -154,6 +163,18 @@ export class DeliveryRepository extends TenantRepository<Delivery> {
            update webhooks set failing_since = null where id = ? and failing_since is not null`,
       [...row, 'succeeded', status, deliveryId, webhookId],
     );
+  }
+
+  /** A delivery's status, attempts so far and next attempt's time (what a first attempt left to its workflow). */
+  async state(
+    deliveryId: string,
+  ): Promise<{ status: string; attempt_count: number; next_attempt_at: Date | string | null } | undefined> {
+    const [row] = await sql<{ status: string; attempt_count: number; next_attempt_at: Date | string | null }>(
+      this.getEntityManager(),
+      `select status, attempt_count, next_attempt_at from deliveries where id = ?`,
+      [deliveryId],
+    );
+    return row;
   }
 
   async recordAttempt(row: AttemptRow): Promise<void> {

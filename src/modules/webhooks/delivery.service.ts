@@ -126,6 +126,29 @@ export class DeliveryService {
     return outcome;
   }
 
+  /**
+   * The first attempt made by the analysis that raised the event, before any delivery workflow exists
+   * (deliverEvents, D273): the same attempt, claimed only if no attempt was ever made (so a retried
+   * call never POSTs again: what it made is its workflow's to follow up) and the endpoint is not in a
+   * failing run. `left`: not made here; the delivery's workflow goes on from `attempts`, after `waitMs`.
+   */
+  async firstAttempt(
+    deliveryId: string,
+    nextDelayMs: number | null,
+    opts: DeliveryOptions,
+  ): Promise<AttemptOutcome | { outcome: 'left'; attempts: number; waitMs: number }> {
+    const outcome = await this.attemptOnce(deliveryId, nextDelayMs, opts, true);
+    if (outcome !== ALREADY_FINISHED) {
+      metrics.webhookAttempts.inc({ outcome: outcome.outcome, status_class: statusClass(outcome.status) });
+      return outcome;
+    }
+    const state = await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).state(deliveryId);
+    if (!state) throw new Error(`delivery ${deliveryId} not found`);
+    if (state.status !== 'pending') return this.finished(deliveryId);
+    const at = state.next_attempt_at ? new Date(state.next_attempt_at).getTime() : 0;
+    return { outcome: 'left', attempts: state.attempt_count, waitMs: Math.max(0, at - Date.now()) };
+  }
+
   /** What an earlier run of the attempt recorded, answered again (a finished delivery is never POSTed). */
   private async finished(deliveryId: string): Promise<AttemptOutcome> {
     const d = await this.em.findOneOrFail(Delivery, { id: deliveryId }, { refresh: true });
@@ -142,6 +165,7 @@ export class DeliveryService {
     deliveryId: string,
     nextDelayMs: number | null,
     opts: DeliveryOptions,
+    firstOnly = false,
   ): Promise<AttemptOutcome | typeof ALREADY_FINISHED> {
     const em = this.em;
     // One statement claims the attempt number and reads all the attempt needs (event, endpoint,
@@ -149,7 +173,9 @@ export class DeliveryService {
     // a pending delivery is claimed. A finished one means this is a retry of an attempt that
     // recorded its outcome but could not report it (the Temporal server restarted, or the worker
     // died, just after): POSTing again would repeat a delivery already acknowledged.
-    const claim = await em.getRepository<Delivery, DeliveryRepository>(Delivery).claimAttempt(deliveryId);
+    const claim = await em
+      .getRepository<Delivery, DeliveryRepository>(Delivery)
+      .claimAttempt(deliveryId, { firstOnly });
     if (!claim) return ALREADY_FINISHED;
     const attempt = claim.attempt_count;
     if (claim.webhook_id && claim.webhook_status !== 'active') {

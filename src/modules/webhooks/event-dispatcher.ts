@@ -57,8 +57,24 @@ export class EventDispatcher {
     return refs;
   }
 
+  /**
+   * The event's deliveries, made, and the event marked dispatched before any is attempted: the caller
+   * (deliverEvents, durable in the analysis workflow) makes their first attempts and starts their
+   * workflows. Marked first so the relay never starts a workflow whose first attempt would POST
+   * beside one still in flight here (D273).
+   */
+  async fanOutOwned(eventId: string): Promise<DeliveryRef[]> {
+    const refs = await this.deliveries.fanOut(eventId);
+    await this.events.markDispatched(this.em, eventId);
+    return refs;
+  }
+
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
-  async start(ref: DeliveryRef, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
+  async start(
+    ref: DeliveryRef,
+    reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+    made?: { attemptsMade: number; firstWaitMs: number },
+  ): Promise<void> {
     // One organisation's burst of deliveries (a batch's results) queues in its own lane.
     const priority = await this.priorities.of(ref.organisationId, 'other');
     await startOnce(() =>
@@ -66,7 +82,14 @@ export class EventDispatcher {
         workflowId: ref.id,
         priority,
         taskQueue: this.queues.deliveries,
-        args: [{ deliveryId: ref.id, retryDelaysMs: this.retryDelaysMs, endpoint: endpointKey(ref) }],
+        args: [
+          {
+            deliveryId: ref.id,
+            retryDelaysMs: this.retryDelaysMs,
+            endpoint: endpointKey(ref),
+            ...(made && made.attemptsMade > 0 ? made : {}),
+          },
+        ],
         workflowIdReusePolicy: reuse,
         // In the worker process, the delivery's first workflow task comes back with the start.
         ...(this.eagerStarts ? { requestEagerStart: true } : {}),

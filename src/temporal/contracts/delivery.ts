@@ -8,6 +8,12 @@ export type WebhookDeliveryInput = {
   retryDelaysMs: number[];
   /** The endpoint whose concurrency the attempts share (endpoint-slots.ts); absent in workflows started before it. */
   endpoint?: string;
+  /**
+   * Attempts already made before this workflow started (the first one, by the analysis that raised
+   * the event: deliverEvents, D273), and the wait before the next: absent, it attempts at once from the first.
+   */
+  attemptsMade?: number;
+  firstWaitMs?: number;
 };
 export type DeliveryProgress = {
   attempts: number;
@@ -36,4 +42,9 @@ export interface DeliveryActivities {
   }): Promise<AttemptOutcome | EndpointBusy>;
   /** Fan-out: one delivery (and its workflow) per subscribed endpoint and the callback URL. */
   dispatchEvents(input: { eventIds: string[] }): Promise<{ deliveries: number }>;
+  /**
+   * Fan-out whose deliveries' first attempts are made here, each at once and in parallel: a delivery
+   * workflow is started only for those not finished by it (a failed attempt's retries, a busy endpoint).
+   */
+  deliverEvents(input: { eventIds: string[] }): Promise<{ deliveries: number; deliveredHere: number }>;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { sql } from '../../../src/db/sql.js';
 import { verifyWebhookSignature } from '../../../clients/typescript/src/webhooks.js';
 import { createServices } from '../../../src/services.js';
@@ -114,6 +115,88 @@ describe('webhooks and callbacks', () => {
     assert.equal(delivery.id, r!.headers['x-service-delivery']);
     await receiver.close();
     await callback.close();
+  });
+
+  /** Whether a workflow of this id was ever started on the Temporal server. */
+  const workflowExists = async (id: string) => {
+    try {
+      await api.runtime.temporal.client.workflow.getHandle(id).describe();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  };
+
+  /** The analysis' workflow, once closed: it is started just after the 202, so it may not be there yet. */
+  const analysisClosed = async (analysisId: string) => {
+    await waitFor('the analysis workflow', () => workflowExists(analysisId));
+    await api.runtime.temporal.client.workflow.getHandle(analysisId).result();
+  };
+
+  it('the analysis makes its deliveries’ first attempts itself: a 2xx starts no delivery workflow (D273)', async () => {
+    const receiver = await startReceiver();
+    const hook = await createHook(receiver.url, ['analysis.completed']);
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.png') },
+    });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    const analysisId = submitted.body.data.id as string;
+    await analysisClosed(analysisId);
+    assert.equal(receiver.received.length, 1);
+    const [delivery] = await deliveriesOf(hook.id);
+    assert.equal(delivery.status, 'succeeded');
+    assert.deepEqual(
+      delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.succeeded]),
+      [[1, 200, true]],
+    );
+    const [r] = receiver.received;
+    assert.equal(r!.headers['x-service-delivery'], delivery.id);
+    assert.equal(r!.headers['x-service-event'], 'analysis.completed');
+    stripe.webhooks.constructEvent(r!.raw, String(r!.headers['x-service-signature']), hook.secret);
+    assert.equal(await workflowExists(delivery.id), false, 'no delivery workflow for a delivery the analysis made');
+    // How test/fixtures/histories/analysis-first-delivery-here.json was recorded (README there).
+    await recordHistory(api.runtime.temporal.client, analysisId, process.env.RECORD_FIRST_DELIVERY_HISTORY);
+    // The analyses of the tests after this one deliver to their own endpoints only.
+    await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
+    await receiver.close();
+  });
+
+  it('a first attempt the receiver fails is retried by a delivery workflow started for it, on the schedule (D273)', async () => {
+    const receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
+    const hook = await createHook(receiver.url, ['analysis.completed']);
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.png') },
+    });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    await analysisClosed(submitted.body.data.id);
+    const [pending] = await deliveriesOf(hook.id);
+    assert.equal(await workflowExists(pending.id), true, 'a delivery workflow carries the retries');
+    const progress = await api.runtime.temporal.client.workflow.getHandle(pending.id).result();
+    assert.deepEqual([progress.status, progress.attempts, progress.lastStatusCode], ['succeeded', 2, 200]);
+    const [delivery] = await deliveriesOf(hook.id);
+    assert.deepEqual(
+      delivery.attempts.map((a: any) => [a.attempt, a.statusCode, a.succeeded]),
+      [
+        [1, 500, false],
+        [2, 200, true],
+      ],
+    );
+    assert.equal(receiver.received.length, 2);
+    assert.ok(receiver.received[1]!.at - receiver.received[0]!.at >= SCHEDULE[0]! - 20, 'waits the scheduled delay');
+    assert.equal(new Set(receiver.received.map((x) => x.raw)).size, 1, 'the same body bytes every attempt');
+    // The workflow made one attempt: the second (the first was the analysis').
+    const history = await api.runtime.temporal.client.workflow.getHandle(pending.id).fetchHistory();
+    const attempts = history.events!.filter(
+      (e) =>
+        e.activityTaskScheduledEventAttributes || e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    assert.equal(attempts.length, 1);
+    await recordHistory(api.runtime.temporal.client, pending.id, process.env.RECORD_DELIVERY_AFTER_FIRST_HISTORY);
+    await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
+    await receiver.close();
   });
 
   it('signs the delivery id: the verifier returns it, and the delivery replayed under another X-Service-Delivery fails (issue 36)', async () => {
