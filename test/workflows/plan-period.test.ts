@@ -169,19 +169,16 @@ describe('plan periods renewed by the plan-period workflow', () => {
   it('an organisation from before the upgrade, two periods behind: the relay lists it, its workflow renews both in turn', async () => {
     if (!workers) workers = await startTestWorkers(api.runtime, recognizer);
     const org = await createTestOrg(api.runtime, { plan: 'free', credits: 50 });
-    // Never renewed, its period end long past, as the upgrade found it.
+    // Never renewed, its period end long past, as the upgrade found it. Created long before every
+    // other test's organisation: the relay takes the oldest 100 without a workflow a round, and the
+    // run's database holds hundreds of other files' organisations created minutes ago (CI met it).
     const periodEnd = new Date(Date.now() - 1.5 * PERIOD_MS);
+    const createdAt = new Date('2001-01-01T00:00:00Z');
     const backdate = (em: EntityManager, ensuredAt: Date | null) =>
       sql(
         em,
         `update organisations set created_at = ?, period_start = ?, period_end = ?, plan_workflow_ensured_at = ? where id = ?`,
-        [
-          new Date(periodEnd.getTime() - PERIOD_MS),
-          new Date(periodEnd.getTime() - PERIOD_MS),
-          periodEnd,
-          ensuredAt,
-          org.id,
-        ],
+        [createdAt, new Date(periodEnd.getTime() - PERIOD_MS), periodEnd, ensuredAt, org.id],
       );
     // What the relay takes, looked at in a transaction that is rolled back: committed without a
     // workflow, the relay of another test file's worker process could start it on its own queue.
