@@ -1,7 +1,7 @@
 import type { Commands } from '../src/commands.js';
 import type { Config } from '../src/config.js';
 import type { Services } from '../src/services.js';
-import type { DeliveryActivities } from '../src/temporal/contracts/delivery.js';
+import { nextAttemptWaitMs, type DeliveryActivities } from '../src/temporal/contracts/delivery.js';
 import { EndpointSlots, endpointKey } from '../src/modules/webhooks/endpoint-slots.js';
 import type { DeliveryRef } from '../src/modules/webhooks/delivery.service.js';
 
@@ -11,17 +11,18 @@ export type DeliveryActivityDeps = { services: Services; commands: Commands; con
 export function createDeliveryActivities({ services, commands, config }: DeliveryActivityDeps): DeliveryActivities {
   // This worker's deliveries in flight per endpoint: one hung receiver cannot take every delivery slot.
   const slots = new EndpointSlots(config.WEBHOOK_ENDPOINT_CONCURRENCY);
+  const deliveryOptions = {
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+  };
   return {
     async attemptDelivery({ deliveryId, nextDelayMs, endpoint }) {
       const release = endpoint ? slots.take(endpoint) : () => undefined;
       // Answered before anything is claimed or sent, so the slot this activity runs in is free at once.
       if (!release) return { outcome: 'busy' };
       try {
-        return await services.deliveries.attempt(deliveryId, nextDelayMs, {
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
-          disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-        });
+        return await services.deliveries.attempt(deliveryId, nextDelayMs, deliveryOptions);
       } finally {
         release();
       }
@@ -29,12 +30,7 @@ export function createDeliveryActivities({ services, commands, config }: Deliver
 
     async deliverEvents({ eventIds }) {
       const dispatcher = commands.events;
-      const schedule = config.WEBHOOK_RETRY_SCHEDULE_MS;
-      const opts = {
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
-        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-      };
+      const firstDelayMs = config.WEBHOOK_RETRY_SCHEDULE_MS[0] ?? null;
       const refs: DeliveryRef[] = [];
       for (const eventId of eventIds) refs.push(...(await dispatcher.fanOutOwned(eventId)));
       // Every endpoint at once: one slow receiver does not hold the next one's first POST.
@@ -48,7 +44,7 @@ export function createDeliveryActivities({ services, commands, config }: Deliver
           }
           let result;
           try {
-            result = await services.deliveries.firstAttempt(ref.id, schedule[0] ?? null, opts);
+            result = await services.deliveries.firstAttempt(ref.id, firstDelayMs, deliveryOptions);
           } finally {
             release();
           }
@@ -58,7 +54,7 @@ export function createDeliveryActivities({ services, commands, config }: Deliver
           const made =
             result.outcome === 'left'
               ? { attemptsMade: result.attempts, firstWaitMs: result.waitMs }
-              : { attemptsMade: 1, firstWaitMs: Math.max(schedule[0] ?? 0, result.retryAfterMs ?? 0) };
+              : { attemptsMade: 1, firstWaitMs: nextAttemptWaitMs(firstDelayMs, result) };
           await dispatcher.start(ref, 'REJECT_DUPLICATE', made);
           return false;
         }),

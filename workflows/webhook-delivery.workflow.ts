@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import {
   deliveryProgressQuery,
+  nextAttemptWaitMs,
   type DeliveryActivities,
   type DeliveryProgress,
   type WebhookDeliveryInput,
@@ -106,7 +107,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     if (result.outcome === 'succeeded') progress.status = 'succeeded';
     else if (result.outcome !== 'retry') progress.status = 'failed';
     if (progress.status !== 'pending') break;
-    const wait = Math.max(scheduled ?? 0, result.outcome === 'retry' ? (result.retryAfterMs ?? 0) : 0);
+    const wait = nextAttemptWaitMs(scheduled, result);
     progress.nextAttemptInMs = wait;
     await sleep(wait);
     progress.nextAttemptInMs = null;

@@ -83,7 +83,7 @@ export class AnalysisCommands {
     },
   );
   /** Background starts under way (startInBackground), and the requests waiting for one of them to end. */
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly slotWaiters: (() => void)[] = [];
 
   constructor({ analyses, em, priorities, client, queues, logger, heartbeatTimeoutMs }: AnalysisCommandsDeps) {
@@ -118,7 +118,7 @@ export class AnalysisCommands {
     answer?: AnswerInCommit<SubmittedBatch>,
   ) {
     const submitted = await this.analyses.submitBatch(organisationId, images, callbackUrl, answer);
-    await this.startSoon(() => this.startBatch(submitted.batch));
+    await startAfterCommit(this.logger, 'workflow start', {}, () => this.startBatch(submitted.batch));
     return submitted;
   }
 
@@ -219,7 +219,9 @@ export class AnalysisCommands {
    */
   async startInBackground(a: SubmittedAnalysis): Promise<void> {
     while (this.inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => this.slotWaiters.push(r));
-    const start: Promise<void> = this.startSoon(() => this.startAnalysis(a)).finally(() => {
+    const start: Promise<boolean> = startAfterCommit(this.logger, 'workflow start', {}, () =>
+      this.startAnalysis(a),
+    ).finally(() => {
       this.inFlight.delete(start);
       this.slotWaiters.shift()?.();
     });
@@ -229,11 +231,6 @@ export class AnalysisCommands {
   /** Resolves when every background start begun so far has finished (the API waits for it on shutdown). */
   async backgroundStartsSettled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-  }
-
-  /** Best effort right after the commit; whatever fails here the relay starts later. */
-  async startSoon(work: () => Promise<void>): Promise<void> {
-    await startAfterCommit(this.logger, 'workflow start', {}, work);
   }
 
   /**

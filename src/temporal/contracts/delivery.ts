@@ -30,6 +30,15 @@ export type AttemptOutcome =
   | { outcome: 'retry'; attempt: number; status: number | null; retryAfterMs: number | null }
   | { outcome: 'gone' | 'abandoned'; attempt: number; status: number | null };
 
+/**
+ * The wait before the attempt after `result`: the schedule's delay, or the receiver's Retry-After where
+ * longer. One rule for the delivery workflow and for the analysis' first attempt (deliverEvents), whose
+ * workflow goes on after the wait it would have computed itself.
+ */
+export function nextAttemptWaitMs(scheduledMs: number | null, result: AttemptOutcome): number {
+  return Math.max(scheduledMs ?? 0, result.outcome === 'retry' ? (result.retryAfterMs ?? 0) : 0);
+}
+
 /** The endpoint already had its share of deliveries in flight (endpoint-slots.ts): nothing was sent or counted. */
 export type EndpointBusy = { outcome: 'busy' };
 
