@@ -122,8 +122,7 @@ export class DeliveryService {
   async attempt(deliveryId: string, nextDelayMs: number | null, opts: DeliveryOptions): Promise<AttemptOutcome> {
     const outcome = await this.attemptOnce(deliveryId, nextDelayMs, opts);
     if (outcome === ALREADY_FINISHED) return this.finished(deliveryId);
-    metrics.webhookAttempts.inc({ outcome: outcome.outcome, status_class: statusClass(outcome.status) });
-    return outcome;
+    return counted(outcome);
   }
 
   /**
@@ -138,10 +137,7 @@ export class DeliveryService {
     opts: DeliveryOptions,
   ): Promise<AttemptOutcome | { outcome: 'left'; attempts: number; waitMs: number }> {
     const outcome = await this.attemptOnce(deliveryId, nextDelayMs, opts, true);
-    if (outcome !== ALREADY_FINISHED) {
-      metrics.webhookAttempts.inc({ outcome: outcome.outcome, status_class: statusClass(outcome.status) });
-      return outcome;
-    }
+    if (outcome !== ALREADY_FINISHED) return counted(outcome);
     const state = await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).state(deliveryId);
     if (!state) throw new Error(`delivery ${deliveryId} not found`);
     if (state.status !== 'pending') return this.finished(deliveryId);
@@ -302,4 +298,10 @@ export class DeliveryService {
       });
     });
   }
+}
+
+/** An attempt made (not one answered again from its record), counted by outcome. */
+function counted(outcome: AttemptOutcome): AttemptOutcome {
+  metrics.webhookAttempts.inc({ outcome: outcome.outcome, status_class: statusClass(outcome.status) });
+  return outcome;
 }

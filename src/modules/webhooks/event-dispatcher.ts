@@ -5,8 +5,9 @@ import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryWorkflow } from '../../t
 import { SA } from '../../temporal/contracts/search-attributes.js';
 import type { TaskQueues } from '../../temporal/contracts/task-queues.js';
 import type { EventService } from '../events/event.service.js';
-import type { DeliveryRef, DeliveryService } from './delivery.service.js';
-import { endpointKey } from './endpoint-slots.js';
+import { nextAttemptWaitMs } from '../../temporal/contracts/delivery.js';
+import type { DeliveryOptions, DeliveryRef, DeliveryService } from './delivery.service.js';
+import { endpointKey, type EndpointSlots } from './endpoint-slots.js';
 import type { DispatchPriorities } from '../organisations/dispatch-priority.js';
 
 /**
@@ -58,15 +59,55 @@ export class EventDispatcher {
   }
 
   /**
-   * The event's deliveries, made, and the event marked dispatched before any is attempted: the caller
-   * (deliverEvents, durable in the analysis workflow) makes their first attempts and starts their
-   * workflows. Marked first so the relay never starts a workflow whose first attempt would POST
+   * The event's deliveries, made, and the event marked dispatched before any is attempted (deliverFirst
+   * attempts them). Marked first so the relay never starts a workflow whose first attempt would POST
    * beside one still in flight here (D273).
    */
-  async fanOutOwned(eventId: string): Promise<DeliveryRef[]> {
+  private async fanOutOwned(eventId: string): Promise<DeliveryRef[]> {
     const refs = await this.deliveries.fanOut(eventId);
     await this.events.markDispatched(this.em, eventId);
     return refs;
+  }
+
+  /**
+   * The analysis' own share of its events (deliverEvents, D273): the deliveries made, the events marked
+   * dispatched, then every delivery's first attempt at once (one slow receiver does not hold the next
+   * one's first POST), through the worker's endpoint `slots`. A delivery whose endpoint has no free slot,
+   * or whose attempt did not finish it, gets its workflow, which goes on from the attempt made here after
+   * the same wait it would have computed: retries stay durable workflow code.
+   */
+  async deliverFirst(
+    eventIds: string[],
+    slots: EndpointSlots,
+    delivery: DeliveryOptions,
+  ): Promise<{ deliveries: number; deliveredHere: number }> {
+    const firstDelayMs = this.retryDelaysMs[0] ?? null;
+    const refs: DeliveryRef[] = [];
+    for (const eventId of eventIds) refs.push(...(await this.fanOutOwned(eventId)));
+    const here = await Promise.all(
+      refs.map(async (ref) => {
+        const release = slots.take(endpointKey(ref));
+        // The endpoint's slots are taken: its workflow waits for one, as every delivery did before.
+        if (!release) {
+          await this.start(ref, 'REJECT_DUPLICATE');
+          return false;
+        }
+        let result;
+        try {
+          result = await this.deliveries.firstAttempt(ref.id, firstDelayMs, delivery);
+        } finally {
+          release();
+        }
+        if (result.outcome !== 'retry' && result.outcome !== 'left') return true;
+        const made =
+          result.outcome === 'left'
+            ? { attemptsMade: result.attempts, firstWaitMs: result.waitMs }
+            : { attemptsMade: 1, firstWaitMs: nextAttemptWaitMs(firstDelayMs, result) };
+        await this.start(ref, 'REJECT_DUPLICATE', made);
+        return false;
+      }),
+    );
+    return { deliveries: refs.length, deliveredHere: here.filter(Boolean).length };
   }
 
   /** `ALLOW_DUPLICATE` is for redelivery: a new run under the same id once the last one closed. */
