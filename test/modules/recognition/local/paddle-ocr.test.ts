@@ -5,6 +5,7 @@ import { ctcGreedy } from '../../../../src/modules/recognition/engines/local/pad
 import { dbBoxes } from '../../../../src/modules/recognition/engines/local/paddle/db-postprocess.js';
 import { PaddleOcr } from '../../../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
 import {
+  inkBeside,
   readTagPriceInBox,
   readTagPricesPaddle,
 } from '../../../../src/modules/recognition/engines/local/paddle/paddle-tag-prices.js';
@@ -97,6 +98,47 @@ describe('PaddleOCR (PP-OCRv4 through onnxruntime-node)', () => {
     // The small print's line (its middle near y 192) stands on the 198's tag: never handed to the recogniser.
     assert.ok(read.length >= 2);
     assert.ok(!read.some((b) => b.y0 > 170 && b.y1 < 215), JSON.stringify(read));
+  });
+
+  it('reads a price line a second time, widened to the left, only where print stands there', async () => {
+    // The second look restores a leading "1" the detector's box cut off (D263); on bare paper
+    // beside the price there is nothing to restore, so the line is read once (D280).
+    const read: { x0: number }[] = [];
+    const reader = Object.create(ocr) as PaddleOcr;
+    reader.recognizeBoxes = (img, boxes, options) => {
+      read.push(...boxes);
+      return ocr.recognizeBoxes(img, boxes, options);
+    };
+    const tag = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="240"><rect width="640" height="240" fill="#fff"/>
+      <text x="220" y="150" font-family="DejaVu Sans" font-size="72" font-weight="bold" fill="#111">198</text></svg>`;
+    const prices = await readTagPricesPaddle(reader, await sharp(Buffer.from(tag)).png().toBuffer());
+    assert.deepEqual(
+      prices.map((p) => p.value),
+      [198],
+    );
+    assert.equal(read.length, 1, JSON.stringify(read));
+  });
+
+  it('tells print beside a line from bare paper, dark print on light or light on dark', async () => {
+    const stroke = (fg: string, bg: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120"><rect width="300" height="120" fill="${bg}"/>
+      <rect x="92" y="30" width="8" height="60" fill="${fg}"/>
+      <text x="120" y="90" font-family="DejaVu Sans" font-size="64" font-weight="bold" fill="${fg}">29</text></svg>`;
+    const raw = async (svgText: string) => {
+      const { data, info } = await sharp(Buffer.from(svgText))
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      return { data, width: info.width, height: info.height, channels: info.channels };
+    };
+    const line = { x0: 115, y0: 25, x1: 205, y1: 95 };
+    for (const [fg, bg] of [
+      ['#111', '#fff'],
+      ['#fff', '#b00'],
+    ]) {
+      assert.equal(inkBeside(await raw(stroke(fg!, bg!)), line, 35), true, `a stroke, ${fg} on ${bg}`);
+      assert.equal(inkBeside(await raw(stroke(fg!, bg!).replace(/<rect x="92"[^>]*>/, '')), line, 35), false);
+    }
   });
 
   it('reads the price inside a given tag box, and nothing in a box of no price', async () => {

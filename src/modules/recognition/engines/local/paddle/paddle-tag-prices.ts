@@ -239,9 +239,13 @@ async function lookAgain(
   lines: PriceLine[],
   o: { secondLook: number; minConfidence: number; recognition?: RecognizeOptions },
 ): Promise<void> {
-  const boxes = lines.map(({ box, height }) => ({ ...box, x0: Math.max(0, box.x0 - height * o.secondLook) }));
+  // Only where something is printed in the strip the widening adds: a blank strip holds no digit
+  // to restore, and the second reading of a price line was an eighth of readShelfTags' time (D280).
+  const looked = lines.filter(({ box, height }) => inkBeside(rgb, box, height * o.secondLook));
+  if (looked.length === 0) return;
+  const boxes = looked.map(({ box, height }) => ({ ...box, x0: Math.max(0, box.x0 - height * o.secondLook) }));
   const readings = await ocr.recognizeBoxes(rgb, boxes, o.recognition);
-  lines.forEach((line, i) => {
+  looked.forEach((line, i) => {
     const { text, confidence } = readings[i]!;
     const value = parsePriceLine(text);
     if (value === null || confidence < o.minConfidence) return;
@@ -249,6 +253,44 @@ async function lookAgain(
     const after = digitsOf(value);
     if (after.length === before.length + 1 && after.endsWith(before)) Object.assign(line, { value, text, confidence });
   });
+}
+
+/**
+ * Whether the strip `width` pixels wide left of a line's box shows print: a stroke there as dark
+ * (or, on dark paper, as light) against its surroundings as the line's own print is against its
+ * paper, taken as the brightness range between the 5th and 95th percentiles of the green channel.
+ * A strip with under a quarter of the line's range is bare paper: nothing a second look could add.
+ */
+export function inkBeside(rgb: RawImage, box: Box, width: number): boolean {
+  const y0 = Math.max(0, Math.floor(box.y0));
+  const y1 = Math.min(rgb.height, Math.ceil(box.y1));
+  const x1 = Math.min(rgb.width, Math.max(0, Math.floor(box.x0)));
+  const x0 = Math.max(0, Math.floor(box.x0 - width));
+  if (x1 - x0 < 1 || y1 - y0 < 2) return false;
+  const strip = spread(rgb, x0, y0, x1, y1);
+  const line = spread(rgb, x1, y0, Math.min(rgb.width, Math.ceil(box.x1)), y1);
+  return strip >= 0.25 * line;
+}
+
+/** The green channel's range between its 5th and 95th percentiles over a rectangle of the image. */
+function spread(rgb: RawImage, x0: number, y0: number, x1: number, y1: number): number {
+  const histogram = new Uint32Array(256);
+  let n = 0;
+  for (let y = y0; y < y1; y++)
+    for (
+      let x = x0, p = (y * rgb.width + x0) * rgb.channels + (rgb.channels >= 3 ? 1 : 0);
+      x < x1;
+      x++, p += rgb.channels
+    ) {
+      histogram[rgb.data[p]!]!++;
+      n++;
+    }
+  if (n === 0) return 0;
+  const at = (share: number) => {
+    for (let v = 0, seen = 0; v < 256; v++) if ((seen += histogram[v]!) >= share * n) return v;
+    return 255;
+  };
+  return at(0.95) - at(0.05);
 }
 
 const digitsOf = (value: number) => String(value).replace(/\D/g, '');
