@@ -14,7 +14,7 @@ import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { bundleName } from '../test/helpers/node-entry.js';
 import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
-import { readFileTimes, summarise } from './lib/test-summary.js';
+import { lostVerdicts, readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
@@ -116,6 +116,11 @@ try {
     );
   }
   summarise(runs, root, fileTimes, say);
+  // A run whose processes ran more tests than node:test reported is not green, whatever it counted.
+  for (const { label, ran, reported } of lostVerdicts(runs, processes, root)) {
+    say(`LOST VERDICTS: ${label} ran ${ran} tests, ${reported} verdicts reached the runner (nodejs/node#64833)`);
+    exitCode = 1;
+  }
   say(`run: ${((Date.now() - runStart) / 1000).toFixed(1)} s`);
 } catch (err) {
   exitCode = 1;
