@@ -10,7 +10,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
-import { freshDatabase } from '../test/helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, templateOf } from '../test/helpers/fresh-database.js';
 import { bundleName } from '../test/helpers/node-entry.js';
 import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
@@ -49,6 +49,9 @@ try {
   }
   const databaseUrl = await freshDatabase(serverUrl, toolSettings().TEST_DATABASE_NAME);
   say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
+  // Taken before any test connects: the files that want a database of their own copy it (freshDatabase).
+  const templateUrl = await templateOf(databaseUrl);
+  cleanups.push(() => dropDatabase(templateUrl));
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
@@ -112,7 +115,12 @@ try {
     runs.push({ durations, usage: usagePath, offsetMs: Date.now() - runStart });
     exitCode = Math.max(
       exitCode,
-      await runTests(batch, concurrency, { databaseUrl, temporalAddress, bundlePath, entryBundlePrefix }, durations),
+      await runTests(
+        batch,
+        concurrency,
+        { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix },
+        durations,
+      ),
     );
   }
   summarise(runs, root, fileTimes, say);
@@ -135,7 +143,13 @@ process.exit(exitCode);
 async function runTests(
   entries: readonly string[],
   concurrency: string,
-  run: { databaseUrl: string; temporalAddress: string; bundlePath: string; entryBundlePrefix: string },
+  run: {
+    databaseUrl: string;
+    templateUrl: string;
+    temporalAddress: string;
+    bundlePath: string;
+    entryBundlePrefix: string;
+  },
   durationsPath: string,
 ): Promise<number> {
   const child = spawn(
@@ -161,6 +175,7 @@ async function runTests(
         ...process.env,
         NODE_ENV: 'test',
         DATABASE_URL: run.databaseUrl,
+        TEST_TEMPLATE_DATABASE: run.templateUrl,
         TEMPORAL_ADDRESS: run.temporalAddress,
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
         ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',
