@@ -165,8 +165,9 @@ async function runTests(
       // The usual report (spec on a terminal, TAP otherwise), and where the time went at the end.
       `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
       '--test-reporter-destination=stdout',
+      // It writes its lines to TEST_DURATIONS_PATH itself (see there); nothing to its destination.
       `--test-reporter=${pathToFileURL(join(root, 'scripts', 'lib', 'test-durations.mjs')).href}`,
-      `--test-reporter-destination=${durationsPath}`,
+      '--test-reporter-destination=/dev/null',
       ...entries,
     ],
     {
@@ -174,6 +175,7 @@ async function runTests(
       env: {
         ...process.env,
         NODE_ENV: 'test',
+        TEST_DURATIONS_PATH: durationsPath,
         DATABASE_URL: run.databaseUrl,
         TEST_TEMPLATE_DATABASE: run.templateUrl,
         TEMPORAL_ADDRESS: run.temporalAddress,

@@ -52,11 +52,14 @@ test('parent', async (t) => { await t.test('child', () => {}); });`,
       '--test-reporter=dot',
       '--test-reporter-destination=/dev/null',
       `--test-reporter=${pathToFileURL(join(lib, 'test-durations.mjs')).href}`,
-      `--test-reporter-destination=${durations}`,
+      '--test-reporter-destination=/dev/null',
       ...processes.map((p) => entry(p.label, p.files)),
     ],
     // Not as a test process of this run: node:test reads NODE_TEST_CONTEXT to tell.
-    { cwd: dir, env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: undefined } },
+    {
+      cwd: dir,
+      env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: undefined, TEST_DURATIONS_PATH: durations },
+    },
   );
   const run = { durations, usage, offsetMs: 0 };
 
