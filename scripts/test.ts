@@ -10,11 +10,11 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
-import { freshDatabase } from '../test/helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, templateOf } from '../test/helpers/fresh-database.js';
 import { bundleName } from '../test/helpers/node-entry.js';
 import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
-import { readFileTimes, summarise } from './lib/test-summary.js';
+import { lostVerdicts, readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
 import { writeWorkflowBundle } from '../workers/create-workers.js';
 import { startDevServer } from './temporal.js';
@@ -49,6 +49,9 @@ try {
   }
   const databaseUrl = await freshDatabase(serverUrl, toolSettings().TEST_DATABASE_NAME);
   say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
+  // Taken before any test connects: the files that want a database of their own copy it (freshDatabase).
+  const templateUrl = await templateOf(databaseUrl);
+  cleanups.push(() => dropDatabase(templateUrl));
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
@@ -112,10 +115,20 @@ try {
     runs.push({ durations, usage: usagePath, offsetMs: Date.now() - runStart });
     exitCode = Math.max(
       exitCode,
-      await runTests(batch, concurrency, { databaseUrl, temporalAddress, bundlePath, entryBundlePrefix }, durations),
+      await runTests(
+        batch,
+        concurrency,
+        { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix },
+        durations,
+      ),
     );
   }
   summarise(runs, root, fileTimes, say);
+  // A run whose processes ran more tests than node:test reported is not green, whatever it counted.
+  for (const { label, ran, reported } of lostVerdicts(runs, processes, root)) {
+    say(`LOST VERDICTS: ${label} ran ${ran} tests, ${reported} verdicts reached the runner (nodejs/node#64833)`);
+    exitCode = 1;
+  }
   say(`run: ${((Date.now() - runStart) / 1000).toFixed(1)} s`);
 } catch (err) {
   exitCode = 1;
@@ -130,7 +143,13 @@ process.exit(exitCode);
 async function runTests(
   entries: readonly string[],
   concurrency: string,
-  run: { databaseUrl: string; temporalAddress: string; bundlePath: string; entryBundlePrefix: string },
+  run: {
+    databaseUrl: string;
+    templateUrl: string;
+    temporalAddress: string;
+    bundlePath: string;
+    entryBundlePrefix: string;
+  },
   durationsPath: string,
 ): Promise<number> {
   const child = spawn(
@@ -146,8 +165,9 @@ async function runTests(
       // The usual report (spec on a terminal, TAP otherwise), and where the time went at the end.
       `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
       '--test-reporter-destination=stdout',
+      // It writes its lines to TEST_DURATIONS_PATH itself (see there); nothing to its destination.
       `--test-reporter=${pathToFileURL(join(root, 'scripts', 'lib', 'test-durations.mjs')).href}`,
-      `--test-reporter-destination=${durationsPath}`,
+      '--test-reporter-destination=/dev/null',
       ...entries,
     ],
     {
@@ -155,7 +175,9 @@ async function runTests(
       env: {
         ...process.env,
         NODE_ENV: 'test',
+        TEST_DURATIONS_PATH: durationsPath,
         DATABASE_URL: run.databaseUrl,
+        TEST_TEMPLATE_DATABASE: run.templateUrl,
         TEMPORAL_ADDRESS: run.temporalAddress,
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
         ALLOW_PRIVATE_NETWORK_FETCH: process.env.ALLOW_PRIVATE_NETWORK_FETCH ?? 'true',

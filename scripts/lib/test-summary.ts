@@ -5,8 +5,9 @@ import { processLabel } from './test-processes.js';
 /** What a run learnt of its test files' times (ms, by path from the repository's root), kept for the next run. */
 export type FileTimes = Record<string, number>;
 
-type Line = { start?: string; end?: string; test?: string; ms?: number; at?: number };
-type Usage = { label: string; cpuMs: number; childrenMs: number };
+type Line = { start?: string; end?: string; test?: string; verdict?: string; ms?: number; at?: number };
+type Usage = { label: string; cpuMs: number; childrenMs: number; tests?: number };
+type Run = { durations: string; usage: string; offsetMs: number };
 
 const lines = <T>(path: string): T[] =>
   existsSync(path)
@@ -37,12 +38,7 @@ const s = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
  * (test-process-usage.mjs) wrote: each process's wall and CPU time and when it ran, the slowest files,
  * and the sums. Writes the files' times to `keep` (merged over what was there) for the next run.
  */
-export function summarise(
-  runs: { durations: string; usage: string; offsetMs: number }[],
-  root: string,
-  keep: string,
-  say: (msg: string) => void,
-): void {
+export function summarise(runs: Run[], root: string, keep: string, say: (msg: string) => void): void {
   const processes = new Map<string, { ms: number; from: number; to: number; cpuMs?: number }>();
   const files: FileTimes = {};
   for (const run of runs) {
@@ -78,4 +74,32 @@ export function summarise(
     .sort((a, b) => b[1] - a[1])
     .slice(0, 20))
     say(`  ${s(ms)}  ${file}`);
+}
+
+/**
+ * The processes whose tests' verdicts did not all reach the runner: each process counts the tests it
+ * ran (test-process-usage.mjs), the reporter writes a line for every verdict node:test passed on
+ * (test-durations.mjs). Fewer verdicts than tests run is what nodejs/node#64833 does under
+ * --test-force-exit: a test's result is dropped and the run would still pass, counting one test less.
+ * More is fine (the tests a failed `before` hook never ran are reported failed). `processes` says
+ * which test files each process ran (scripts/lib/test-processes.ts).
+ */
+export function lostVerdicts(
+  runs: Run[],
+  processes: { label: string; files: string[] }[],
+  root: string,
+): { label: string; ran: number; reported: number }[] {
+  const reportedByFile = new Map<string, number>();
+  const ranByLabel = new Map<string, number>();
+  for (const run of runs) {
+    for (const l of lines<Line>(run.durations))
+      if (l.verdict)
+        reportedByFile.set(relative(root, l.verdict), (reportedByFile.get(relative(root, l.verdict)) ?? 0) + 1);
+    for (const u of lines<Usage>(run.usage)) if (u.tests !== undefined) ranByLabel.set(u.label, u.tests);
+  }
+  return processes.flatMap(({ label, files }) => {
+    const ran = ranByLabel.get(label);
+    const reported = files.reduce((n, f) => n + (reportedByFile.get(relative(root, f)) ?? 0), 0);
+    return ran !== undefined && reported < ran ? [{ label, ran, reported }] : [];
+  });
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import protos from '@temporalio/proto';
+import { nodeEntry } from './node-entry.js';
 import { waitFor } from './wait.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -14,7 +15,12 @@ export function spawnWorker(
   prefix: string,
   opts: { relay?: boolean; env?: Record<string, string> } = {},
 ): { child: ChildProcess; printed(text: string): Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/worker-process.ts'], {
+  const env = { RECOGNIZER: 'slow-scripted', ...opts.env };
+  // From npm test's bundle (node-entry.ts), bar the local recognizer: its threads load their module
+  // from beside the source file, which a bundle is not.
+  const entry = 'test/helpers/worker-process.ts';
+  const args = env.RECOGNIZER === 'local' ? ['--import', 'tsx', entry] : nodeEntry(entry);
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
       ...process.env,
