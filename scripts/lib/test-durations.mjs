@@ -10,6 +10,7 @@
 // has written them (a run lost the lines of its last five processes that way).
 // Plain JavaScript: node:test loads its reporters before tsx's hooks are in place.
 import { appendFileSync } from 'node:fs';
+import process from 'node:process';
 
 /** @param {AsyncIterable<{ type: string, data?: any }>} source */
 export default async function* durations(source) {
