@@ -23,7 +23,11 @@ export async function runCli(env: Record<string, string>, ...args: string[]): Pr
       },
     });
   try {
-    const code = await runCommandLine(args, { ...process.env, ...env }, { stdout: sink('stdout'), stderr: sink('stderr') });
+    const code = await runCommandLine(
+      args,
+      { ...process.env, ...env },
+      { stdout: sink('stdout'), stderr: sink('stderr') },
+    );
     return { code, ...out };
   } catch (err) {
     // What Node does with the program's unhandled rejection: the error on stderr, exit code 1.
