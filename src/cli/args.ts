@@ -1,5 +1,6 @@
 // The CLI's options and their readers: each command reads what it needs, refusing bad input as a
 // UsageError (the usage and exit code 2, main.ts).
+import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { hasControlCharacter, terminalSafe, terminalSafeJson } from '../lib/text.js';
 
@@ -36,20 +37,25 @@ type Parsed = ReturnType<typeof parseArgs<{ allowPositionals: true; options: typ
 
 export class UsageError extends Error {}
 
-/** Bad usage (an unknown option, an option without its value) is the usage and exit code 2, never a stack trace. */
-export function parseCommandLine(usage: string): Parsed {
+/**
+ * Bad usage (an unknown option, an option without its value) is a UsageError (the usage and exit code 2,
+ * run.ts), never a stack trace.
+ */
+export function parseCommandLine(argv: string[]): Parsed | UsageError {
   try {
-    return parseArgs({ allowPositionals: true, options });
+    return parseArgs({ args: argv, allowPositionals: true, options });
   } catch (err) {
     if (!(err instanceof TypeError && String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS'))) throw err;
-    console.error(`error: ${err.message.split('\n')[0]}\n\n${usage}`);
-    process.exit(2);
+    return new UsageError(err.message.split('\n')[0]);
   }
 }
 
 /** The parsed options, read as each command needs them. */
 export class Args {
-  constructor(readonly values: Parsed['values']) {}
+  constructor(
+    readonly values: Parsed['values'],
+    private readonly stdout: Writable = process.stdout,
+  ) {}
 
   need(name: OptionName): string {
     const v = this.values[name];
@@ -110,6 +116,6 @@ export class Args {
    */
   print(result: unknown, human: string | string[]): void {
     const lines = typeof human === 'string' ? [human] : human;
-    console.log(this.values.json ? terminalSafeJson(result, 2) : lines.map(terminalSafe).join('\n'));
+    this.stdout.write(`${this.values.json ? terminalSafeJson(result, 2) : lines.map(terminalSafe).join('\n')}\n`);
   }
 }

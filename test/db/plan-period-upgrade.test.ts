@@ -3,13 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { initORM, type Orm } from '../../src/db/orm.js';
 import { sql } from '../../src/db/sql.js';
+import { uniqueName } from '../helpers/fresh-database.js';
 
 /**
  * The plan-period migrations on a database as it was before them: a database of this file's own
  * (on the test server), migrated up to the one before, given organisations, then migrated on.
  */
 describe('the plan-period upgrade of existing organisations', () => {
-  const name = `plan_period_upgrade_${process.pid}`;
+  const name = uniqueName('plan_period_upgrade');
   const serverUrl = new URL(process.env.DATABASE_URL!);
   const adminUrl = Object.assign(new URL(serverUrl), { pathname: '/postgres' }).toString();
   const url = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { dropDatabase, freshDatabase } from '../helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, uniqueName } from '../helpers/fresh-database.js';
 import { initORM } from '../../src/db/orm.js';
 import { createServices } from '../../src/services.js';
 import { startApiProcess } from '../helpers/api-process.js';
@@ -59,7 +59,7 @@ describe('rotating SECRETS_KEY: migrate re-seals the stored idempotent answers t
 
   before(async () => {
     // A database of its own: migrate under other keys re-seals (or refuses) every row of the one it runs on.
-    url = await freshDatabase(process.env.DATABASE_URL!, `shelf_test_reseal_${process.pid}`);
+    url = await freshDatabase(process.env.DATABASE_URL!, uniqueName('shelf_test_reseal'));
     const orm = await initORM(url);
     try {
       const s = createServices(orm.em.fork());

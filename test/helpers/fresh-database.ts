@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { initORM, migrate } from '../../src/db/orm.js';
+
+/**
+ * A name of a test file's own (a database on the shared server, a directory under .data/test): `prefix`
+ * and eight random hex digits. Not the process id: test files share processes, and a file naming its
+ * process's id gets a process of its own (scripts/lib/test-processes.ts), some 2 s of CPU it need not.
+ */
+export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(4).toString('hex')}`;
 
 /** `use` with a client on the `postgres` database of the server `serverUrl` points at; closed after. */
 async function onAdmin(serverUrl: string, use: (client: pg.Client) => Promise<unknown>): Promise<void> {

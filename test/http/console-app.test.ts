@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONSOLE_CSP } from '../../src/http/console-app.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { uniqueName } from '../helpers/fresh-database.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -11,7 +12,7 @@ const root = resolve(import.meta.dirname, '../..');
 describe('the console files (/console)', () => {
   let built: TestApi;
   let unbuilt: TestApi;
-  const dir = join(root, '.data', 'test', `console-app-${process.pid}`);
+  const dir = join(root, '.data', 'test', uniqueName('console-app'));
 
   before(async () => {
     mkdirSync(join(dir, 'assets'), { recursive: true });

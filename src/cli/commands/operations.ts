@@ -30,7 +30,7 @@ export const operationCommands: Record<string, CliCommand> = {
         ...lines,
         `${verb} ${report.analyses.filter((a) => a.outcome !== 'refused').length} analyses for ${report.creditsNeeded} credit(s); ${report.creditsRemaining} credit(s) ${report.dryRun ? 'available' : 'left'}`,
       ]);
-      if (report.analyses.some((a) => a.outcome === 'refused')) process.exitCode = 1;
+      if (report.analyses.some((a) => a.outcome === 'refused')) return 1;
     },
   },
   'webhooks:redeliver-failed': {

@@ -90,12 +90,12 @@ export const organisationCommands: Record<string, CliCommand> = {
   },
   'org:export': {
     usage: `  org:export     --org <org_id> [--out <file>]\n                 the organisation's records as JSON lines (never secrets), to stdout or a new file`,
-    async run({ args, services }) {
+    async run({ args, services, stdout }) {
       const org = args.need('org');
       const file = args.values.out === undefined ? undefined : args.need('out');
       if (!(await services.organisations.get(org))) throw new NotFoundError('organisation', org);
       // A file of personal data: readable by its owner only, never over an existing file.
-      const out = file ? createWriteStream(file, { flags: 'wx', mode: 0o600 }) : process.stdout;
+      const out = file ? createWriteStream(file, { flags: 'wx', mode: 0o600 }) : stdout;
       const failed = new Promise<never>((_, reject) => out.once('error', reject));
       failed.catch(() => undefined);
       if (file)

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { ShelfClient } from '../../../clients/typescript/src/index.js';
 import { CLIENT_SCHEMA_PATH, clientSchemaSource, offlineOpenApiDocument } from '../../../scripts/lib/client-schema.js';
+import { uniqueName } from '../../helpers/fresh-database.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -22,7 +23,7 @@ describe('the TypeScript client package', () => {
 
   it('builds with its own tsconfig, and the built package loads', async () => {
     // Inside the checkout, so that the built files find openapi-fetch in node_modules as an installed package would.
-    const outDir = join(root, '.data', 'test', `client-dist-${process.pid}`);
+    const outDir = join(root, '.data', 'test', uniqueName('client-dist'));
     try {
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
       await promisify(execFile)(process.execPath, [tsc, '-p', 'clients/typescript', '--outDir', outDir], { cwd: root });
@@ -52,7 +53,7 @@ describe('the TypeScript client package', () => {
   });
 
   it("compiles every operation's TypeScript sample in the API reference against the client's types", async () => {
-    const dir = join(root, '.data', 'test', `client-samples-${process.pid}`);
+    const dir = join(root, '.data', 'test', uniqueName('client-samples'));
     try {
       await mkdir(dir, { recursive: true });
       const doc = offlineOpenApiDocument() as unknown as { paths: Record<string, Record<string, Record<string, any>>> };

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { freshDatabase } from '../../helpers/fresh-database.js';
+import { freshDatabase, uniqueName } from '../../helpers/fresh-database.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth } from '../../helpers/image-host.js';
@@ -29,7 +29,7 @@ describe('our database unreachable while an image is fetched', () => {
 
   before(async () => {
     const serverUrl = process.env.DATABASE_URL!;
-    dbName = `shelf_fetch_restart_${process.pid}`;
+    dbName = uniqueName('shelf_fetch_restart');
     const url = await freshDatabase(serverUrl, dbName);
     const adminUrl = new URL(serverUrl);
     adminUrl.pathname = '/postgres';

@@ -6,7 +6,7 @@ import { generateApiKey, hashApiKey } from '../../../src/modules/api-keys/api-ke
 import { KeyGate, takeGroup, type Take } from '../../../src/modules/api-keys/key-gate.js';
 import { RateLimiter } from '../../../src/modules/rate-limits/rate-limiter.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { dropDatabase, freshDatabase } from '../../helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, uniqueName } from '../../helpers/fresh-database.js';
 import { initORM } from '../../../src/db/orm.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg } from '../../helpers/fixtures.js';
@@ -22,7 +22,7 @@ describe('KeyGate with the PostgreSQL store: takes that arrive together share a 
 
   it('takes for two databases in one process never share a statement', async () => {
     // A second ORM on another database (tests hold several; a process could), with its own key.
-    const url = await freshDatabase(process.env.DATABASE_URL!, `shelf_test_gate_${process.pid}`);
+    const url = await freshDatabase(process.env.DATABASE_URL!, uniqueName('shelf_test_gate'));
     const other = await initORM(url);
     try {
       const { createServices } = await import('../../../src/services.js');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { dropDatabase, freshDatabase } from '../../helpers/fresh-database.js';
+import { dropDatabase, freshDatabase, uniqueName } from '../../helpers/fresh-database.js';
 import { initORM } from '../../../src/db/orm.js';
 import { createServices } from '../../../src/services.js';
 import { startApiProcess } from '../../helpers/api-process.js';
@@ -20,7 +20,7 @@ describe('what the read path writes under load (key-gate.ts, rate_limit_take, ap
   const bases: string[] = [];
 
   before(async () => {
-    url = await freshDatabase(process.env.DATABASE_URL!, `shelf_test_stamp_${process.pid}`);
+    url = await freshDatabase(process.env.DATABASE_URL!, uniqueName('shelf_test_stamp'));
     db = new pg.Client({ connectionString: url });
     await db.connect();
     // Fires once per UPDATE statement, even one that changes no row (a stamp the database's own

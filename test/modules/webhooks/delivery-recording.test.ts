@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { freshDatabase } from '../../helpers/fresh-database.js';
+import { freshDatabase, uniqueName } from '../../helpers/fresh-database.js';
 import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
@@ -63,7 +63,7 @@ describe('a delivery answered 2xx while our database is unreachable', () => {
 
   before(async () => {
     const serverUrl = process.env.DATABASE_URL!;
-    dbName = `shelf_recording_${process.pid}`;
+    dbName = uniqueName('shelf_recording');
     const url = await freshDatabase(serverUrl, dbName);
     const adminUrl = new URL(serverUrl);
     adminUrl.pathname = '/postgres';
