@@ -92,9 +92,11 @@ export function lostVerdicts(
   const reportedByFile = new Map<string, number>();
   const ranByLabel = new Map<string, number>();
   for (const run of runs) {
-    for (const l of lines<Line>(run.durations))
-      if (l.verdict)
-        reportedByFile.set(relative(root, l.verdict), (reportedByFile.get(relative(root, l.verdict)) ?? 0) + 1);
+    for (const l of lines<Line>(run.durations)) {
+      if (!l.verdict) continue;
+      const file = relative(root, l.verdict);
+      reportedByFile.set(file, (reportedByFile.get(file) ?? 0) + 1);
+    }
     for (const u of lines<Usage>(run.usage)) if (u.tests !== undefined) ranByLabel.set(u.label, u.tests);
   }
   return processes.flatMap(({ label, files }) => {

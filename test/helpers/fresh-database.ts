@@ -9,11 +9,19 @@ import { initORM, migrate } from '../../src/db/orm.js';
  */
 export const uniqueName = (prefix: string) => `${prefix}_${randomBytes(4).toString('hex')}`;
 
+/** `url` with its database replaced by `name` (same server, user and options). */
+const withDatabase = (url: string, name: string): string => {
+  const other = new URL(url);
+  other.pathname = `/${name}`;
+  return other.toString();
+};
+
+/** The database `url` names. */
+const databaseOf = (url: string): string => new URL(url).pathname.slice(1);
+
 /** `use` with a client on the `postgres` database of the server `serverUrl` points at; closed after. */
 async function onAdmin(serverUrl: string, use: (client: pg.Client) => Promise<unknown>): Promise<void> {
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const client = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await client.connect();
   try {
     await use(client);
@@ -34,39 +42,32 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
     await client.query(`drop database if exists ${name} with (force)`);
     await client.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   });
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  if (template) return url.toString();
-  const orm = await initORM(url.toString());
+  const url = withDatabase(serverUrl, name);
+  if (template) return url;
+  const orm = await initORM(url);
   await migrate(orm);
   await orm.close();
-  return url.toString();
+  return url;
 }
 
 /** The name of the database `templateUrl` points at, if it is on the server of `serverUrl`. */
 function sameServer(serverUrl: string, templateUrl: string | undefined): string | undefined {
   if (!templateUrl) return undefined;
   const [server, template] = [new URL(serverUrl), new URL(templateUrl)];
-  return server.host === template.host && server.username === template.username
-    ? template.pathname.slice(1)
-    : undefined;
+  return server.host === template.host && server.username === template.username ? databaseOf(templateUrl) : undefined;
 }
 
 /** A copy of the migrated database `url`, `<name>_template`, for freshDatabase to clone; its URL. */
 export async function templateOf(url: string): Promise<string> {
-  const name = `${new URL(url).pathname.slice(1)}_template`;
+  const name = `${databaseOf(url)}_template`;
   await onAdmin(url, async (client) => {
     await client.query(`drop database if exists ${name} with (force)`);
-    await client.query(`create database ${name} template ${new URL(url).pathname.slice(1)}`);
+    await client.query(`create database ${name} template ${databaseOf(url)}`);
   });
-  const template = new URL(url);
-  template.pathname = `/${name}`;
-  return template.toString();
+  return withDatabase(url, name);
 }
 
 /** Drops the database `url` names (one freshDatabase made), closing whatever is still connected to it. */
 export async function dropDatabase(url: string): Promise<void> {
-  await onAdmin(url, (client) =>
-    client.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`),
-  );
+  await onAdmin(url, (client) => client.query(`drop database if exists ${databaseOf(url)} with (force)`));
 }
