@@ -166,6 +166,37 @@ describe('local recognizer stages', () => {
       assert.equal(products[0]!.price, 198);
     });
 
+  it("does not read closer a paper that names, with no price, a product another label shows priced (a pack's window)", async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="500"><rect width="100%" height="100%" fill="#8d8d8d"/>
+      <rect x="120" y="300" width="360" height="140" fill="#ffffff"/>
+      <text x="132" y="340" font-family="DejaVu Sans" font-size="26" fill="#111">Sunvale Cola 330ml</text>
+      <text x="260" y="420" font-family="DejaVu Sans" font-size="56" font-weight="bold" fill="#111">£3.08</text>
+      <rect x="560" y="60" width="360" height="140" fill="#ffffff"/>
+      <text x="572" y="100" font-family="DejaVu Sans" font-size="26" fill="#111">Sunvale Cola 330ml</text></svg>`;
+    const image = await sharp(Buffer.from(svg)).jpeg().toBuffer();
+    let sheets = 0;
+    const counting = new Proxy(pool, {
+      get: (target, prop) =>
+        prop === 'words' || prop === 'lines'
+          ? (...args: unknown[]) => {
+              sheets++;
+              return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
+            }
+          : Reflect.get(target, prop),
+    });
+    const products = await readShelf(new LocalRecognizer({ ocr: counting }), image);
+    assert.deepEqual(
+      products.map((p) => [p.sku, p.price]),
+      [
+        ['SUN-COLA-9', null],
+        ['SUN-COLA-9', 3.08],
+      ],
+    );
+    // The first look's one sheet: before, the window was read again closer (a sheet at 220 px, then
+    // the tag-price reading's thresholds: 6 calls), for a product already found with its price.
+    assert.equal(sheets, 1);
+  });
+
   it('with an empty catalogue, reads again only the labels it found no price on, for the same products', async () => {
     // OCR that counts the pixels it is given: the first look's sheet, then any closer look's.
     const read = async (catalogue: unknown[]) => {

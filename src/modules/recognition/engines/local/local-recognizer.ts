@@ -414,7 +414,12 @@ export class LocalRecognizer implements Recognizer {
     const labels = readings.map((r) => this.asLabel(r));
     // How well each first reading names a catalogue entry: a pass over the whole catalogue a label,
     // taken once for both choices below.
-    const namedFirst = labels.map((label) => this.bestEntry(label, entries)?.score ?? 0);
+    const best = labels.map((label) => this.bestEntry(label, entries));
+    const namedFirst = best.map((b) => b?.score ?? 0);
+    // Entries a first reading already names with a price beside it: that product is found, priced.
+    const pricedSkus = new Set(
+      best.filter((b, i) => b !== null && b.score >= 0.5 && labels[i]!.price?.price != null).map((b) => b!.entry.sku),
+    );
     const unsure = labels
       .map((label, i) => {
         const named = namedFirst[i]!;
@@ -426,6 +431,9 @@ export class LocalRecognizer implements Recognizer {
       // and a closer reading's name is only taken when it names more: only the price can gain there.
       // Without this, such a photo read every label twice, ~2× the OCR time for the same products.
       .filter((u) => (entries.length > 0 && u.named < 0.5) || !u.priced)
+      // Paper that names an entry another label of the photo shows named and priced, with no price of
+      // its own: a second sighting of a product already found (a pack's window showing its name).
+      .filter((u) => !(u.named >= 0.5 && !labels[u.i]!.price && pricedSkus.has(best[u.i]!.entry.sku)))
       // Print the text detector found is looked at again only where its first reading shows a price:
       // most of it is a pack's (a name and no price), which a closer look would only read again, at
       // 2-4× the cost of the first.
