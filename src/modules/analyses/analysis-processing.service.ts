@@ -98,10 +98,13 @@ export class AnalysisProcessingService {
     });
     // Stored while the fetch decodes the photo in full (fetchImage's `keep`): the write waits on the
     // database, the decode on libvips' threads. A photo the decode refuses fails the analysis, whose
-    // end deletes what was stored (fail, or storePreview after it).
+    // end deletes what was stored (fail, or storePreview after it). With `decodeInFull` false the
+    // recognizer's own decode is the one that refuses it (D282), and the same end deletes it.
     const image = await fetchImage(analysis.imageUrl, {
       ...opts,
       keep: opts.previewLater ? (fetched) => throughDatabaseRestart(() => blobs.store(blobOf(fetched))) : undefined,
+      // Histories made before previewLater make the preview from the photo here: it is decoded here.
+      decodeInFull: opts.decodeInFull !== false || !opts.previewLater,
     });
     if (!opts.previewLater) {
       const preview = await previewOf(image.bytes);
