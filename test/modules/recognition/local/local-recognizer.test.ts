@@ -56,6 +56,17 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
       '/truncated.jpg': { type: 'image/jpeg', body: truncated },
     });
   });
+  /** The analysis once it is no longer processing, as the API answers it. */
+  const finished = (id: string, key: string) =>
+    waitFor(
+      'the analysis',
+      async () => {
+        const a = await api.request('GET', `/analyses/${id}`, { key });
+        return a.body.data.status !== 'processing' && a.body.data;
+      },
+      120_000,
+      500,
+    );
   after(async () => {
     await stopWorkers();
     await host.close();
@@ -134,15 +145,7 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
       key: org.keys.write,
       body: { imageUrl: host.url('/shelf-02.jpg') },
     });
-    const done = await waitFor(
-      'the analysis',
-      async () => {
-        const a = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
-        return a.body.data.status !== 'processing' && a.body.data;
-      },
-      120_000,
-      500,
-    );
+    const done = await finished(res.body.data.id, org.keys.read);
     assert.equal(done.status, 'completed');
     const truth = truthOf('shelf-02');
     const skus = new Set(truth.products.map((p) => p.sku));
@@ -178,15 +181,7 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
       body: { imageUrl: host.url('/truncated.jpg') },
     });
     assert.equal(res.status, 202);
-    const done = await waitFor(
-      'the analysis',
-      async () => {
-        const a = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
-        return a.body.data.status !== 'processing' && a.body.data;
-      },
-      120_000,
-      500,
-    );
+    const done = await finished(res.body.data.id, org.keys.read);
     assert.equal(done.status, 'failed');
     assert.deepEqual(done.error, { code: 'IMAGE_NOT_AN_IMAGE', message: 'The body could not be decoded as an image.' });
     assert.equal(done.completedRuns, 0);
