@@ -37,8 +37,16 @@ export function createAnalysisActivities({
           message: 'The image host did not answer in time.',
           nonRetryable: true,
         });
+      // A recognizer that decodes every photo in full refuses one that does not decode, with this
+      // fetch's code and message: the fetch does not decode it a second time (D282). One that could not
+      // be made leaves the decode here (its own failure is recognition's to report, as before).
+      const decodedByRecognizer = await recognizer().then(
+        (r) => r.decodesEveryPhoto === true,
+        () => false,
+      );
       try {
         return await services.analysisProcessing.prepareImage(analysisId, {
+          decodeInFull: !decodedByRecognizer,
           maxBytes: config.IMAGE_MAX_BYTES,
           timeoutMs: attempt > 1 ? Math.min(left, config.IMAGE_FETCH_TIMEOUT_MS) : config.IMAGE_FETCH_TIMEOUT_MS,
           allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,

@@ -98,10 +98,13 @@ export class AnalysisProcessingService {
     });
     // Stored while the fetch decodes the photo in full (fetchImage's `keep`): the write waits on the
     // database, the decode on libvips' threads. A photo the decode refuses fails the analysis, whose
-    // end deletes what was stored (fail, or storePreview after it).
+    // end deletes what was stored (fail, or storePreview after it). With `decodeInFull` false the
+    // recognizer's own decode is the one that refuses it (D282), and the same end deletes it.
     const image = await fetchImage(analysis.imageUrl, {
       ...opts,
       keep: opts.previewLater ? (fetched) => throughDatabaseRestart(() => blobs.store(blobOf(fetched))) : undefined,
+      // Histories made before previewLater make the preview from the photo here: it is decoded here.
+      decodeInFull: opts.decodeInFull !== false || !opts.previewLater,
     });
     if (!opts.previewLater) {
       const preview = await previewOf(image.bytes);
@@ -132,7 +135,14 @@ export class AnalysisProcessingService {
    */
   async storePreview(analysisId: string): Promise<void> {
     const blobs = this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
-    const stored = await blobs.ofFinished(analysisId);
+    // The photo this process fetched is still kept (finalize and fail leave it for this step): the
+    // preview is made from it, and the stored copy, whose row says the preview is still to be made, is
+    // not read back (a bytea read, 25–50 ms for a real photo, D245). Otherwise the stored copy, as before.
+    const kept = this.kept.get(analysisId);
+    this.kept.drop(analysisId);
+    const stored = kept
+      ? await blobs.ownerOfFinished(analysisId).then((owner) => owner && { ...owner, bytes: kept.bytes })
+      : await blobs.ofFinished(analysisId);
     if (!stored) return;
     const preview = await previewOf(stored.bytes).catch(() => null);
     await blobs.replaceWithPreview(
@@ -263,8 +273,9 @@ export class AnalysisProcessingService {
     failedPasses: { runIndex: number; message: string }[],
     { keepImage = false }: { keepImage?: boolean } = {},
   ): Promise<AnalysisOutcome> {
-    // No pass needs the photo once its runs are merged (storePreview reads the stored copy).
-    this.kept.drop(analysisId);
+    // No pass needs the photo once its runs are merged; storePreview, which follows when the stored
+    // copy is kept (keepImage), makes the preview from it and lets it go (D283).
+    if (!keepImage) this.kept.drop(analysisId);
     return this.em.transactional(async (em) => {
       const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);
@@ -329,7 +340,7 @@ export class AnalysisProcessingService {
     message: string,
     { keepImage = false }: { keepImage?: boolean } = {},
   ): Promise<AnalysisOutcome> {
-    this.kept.drop(analysisId);
+    if (!keepImage) this.kept.drop(analysisId);
     return this.em.transactional(async (em) => {
       const analysis = await em.findOneOrFail(Analysis, { id: analysisId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (analysis.status !== 'processing') return this.outcomeOf(em, analysis);

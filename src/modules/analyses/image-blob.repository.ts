@@ -51,6 +51,20 @@ export class ImageBlobRepository extends EntityRepository<ImageBlob> {
     return stored;
   }
 
+  /**
+   * Whose the stored photo of a finished analysis is, its bytes left where they are: for a preview made
+   * from the photo this process still keeps (D283), the row need only be there.
+   */
+  async ownerOfFinished(analysisId: string): Promise<{ organisation_id: string } | undefined> {
+    const [stored] = await sql<{ organisation_id: string }>(
+      this.getEntityManager(),
+      `select a.organisation_id from image_blobs b join analyses a on a.id = b.analysis_id
+        where b.analysis_id = ? and a.status <> 'processing'`,
+      [analysisId],
+    );
+    return stored;
+  }
+
   /** The photo deleted and, if any, its preview stored, in one statement. */
   async replaceWithPreview(analysisId: string, p: PreviewRow | null): Promise<void> {
     await preparedSql(

@@ -1,7 +1,7 @@
 import sharp, { type Metadata } from 'sharp';
 import { OutboundAddressError } from '../../lib/outbound/address-guard.js';
 import { OversizeError, outboundRequest } from '../../lib/outbound/http-client.js';
-import type { ImageErrorCode } from '../../temporal/contracts/image-errors.js';
+import { UNDECODABLE_IMAGE_MESSAGE, type ImageErrorCode } from '../../temporal/contracts/image-errors.js';
 import { BYTES_PER_SAMPLE, otherImageFormat, sniffFormat, type PhotoFormat } from '../../lib/image-format.js';
 
 /**
@@ -31,10 +31,17 @@ export type ImageFetchOptions = {
   maxSide?: number;
   /**
    * What to do with the photo once it is known to be one (its bytes and header checked): run while
-   * the photo is decoded in full, and awaited, before fetchImage answers. A photo the decode refuses
+   * the photo is decoded in full (unless `decodeInFull` is false), and awaited, before fetchImage answers. A photo the decode refuses
    * is refused however `keep` went; what `keep` stored of it is the caller's to discard.
    */
   keep?: (image: FetchedImage) => Promise<void>;
+  /**
+   * False: a photo within `maxSide` is not decoded here (its bytes, format, header and what decoding
+   * it would cost are checked all the same), because the recognizer that reads it decodes every photo
+   * in full first and refuses one that does not decode with this fetch's code and message
+   * (`Recognizer.decodesEveryPhoto`, decisions.md D282). A larger photo is decoded to be resized anyway.
+   */
+  decodeInFull?: boolean;
 };
 
 /**
@@ -113,19 +120,14 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
   }
   const format = sniffFormat(res.body);
   if (format === 'heic' || (format === null && otherImageFormat(res.body))) throw unsupported(format);
-  if (format === null) throw new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false);
+  if (format === null) throw new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false);
   let meta: Metadata;
   try {
     // Reads the header only: nothing is decoded yet.
     meta = await sharp(res.body, { limitInputPixels: false }).metadata();
     if (!meta.width || !meta.height || !meta.format) throw new Error('no dimensions');
   } catch (err) {
-    throw new ImageError(
-      'IMAGE_NOT_AN_IMAGE',
-      'The body could not be decoded as an image.',
-      false,
-      (err as Error).message,
-    );
+    throw new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false, (err as Error).message);
   }
   // The signature and the decoder must agree (an AVIF brand over a HEVC payload, say).
   const decodedAs = meta.format === 'heif' ? (meta.compression === 'av1' ? 'avif' : 'heic') : meta.format;
@@ -150,9 +152,13 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
   }
   const decoder = () => sharp(res.body, { limitInputPixels: maxPixels, sequentialRead: true });
   const notAnImage = (err: unknown) =>
-    new ImageError('IMAGE_NOT_AN_IMAGE', 'The body could not be decoded as an image.', false, (err as Error).message);
+    new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false, (err as Error).message);
   if (Math.max(meta.width, meta.height) <= maxSide) {
     const image = { bytes: res.body, contentType: `image/${format}`, width: meta.width, height: meta.height };
+    if (opts.decodeInFull === false) {
+      await opts.keep?.(image);
+      return image;
+    }
     // A full decode catches truncated files that still have a valid header. It needs nothing `keep`
     // does, nor `keep` anything of it: the two run at once (the decode on libvips' threads, `keep`
     // waiting on the database), and a photo that fails the decode is refused all the same.

@@ -64,15 +64,25 @@ export type RecognizeInput = {
 /** The port every recognition engine implements. */
 export interface Recognizer {
   readonly name: string;
+  /**
+   * True: every photo is decoded in full before anything is read of it, and one that does not decode
+   * (a truncated file behind a valid header) is refused with RecognitionRejectedError's
+   * IMAGE_NOT_AN_IMAGE and the fetch's own message. The fetch then leaves that decode to it instead of
+   * decoding the photo a second time (decisions.md D282). Absent: the fetch decodes every photo itself.
+   */
+  readonly decodesEveryPhoto?: boolean;
   recognize(input: RecognizeInput): Promise<RecognizedProduct[]>;
 }
 
 /** A failure that retrying cannot fix (the engine refused the image, or answered nonsense). */
 export class RecognitionRejectedError extends Error {
-  /** `code`: the analysis' error code when the image itself is the reason (IMAGE_TOO_COMPLEX). */
+  /**
+   * `code`: the analysis' error code when the image itself is the reason (IMAGE_TOO_COMPLEX, or
+   * IMAGE_NOT_AN_IMAGE from a recognizer that `decodesEveryPhoto`).
+   */
   constructor(
     message: string,
-    readonly code?: Extract<ImageErrorCode, 'IMAGE_TOO_COMPLEX'>,
+    readonly code?: Extract<ImageErrorCode, 'IMAGE_TOO_COMPLEX' | 'IMAGE_NOT_AN_IMAGE'>,
   ) {
     super(message);
     this.name = 'RecognitionRejectedError';

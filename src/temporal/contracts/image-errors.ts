@@ -15,3 +15,10 @@ export const IMAGE_ERROR_CODES = [
   'IMAGE_TOO_COMPLEX',
 ] as const;
 export type ImageErrorCode = (typeof IMAGE_ERROR_CODES)[number];
+
+/**
+ * The public message of IMAGE_NOT_AN_IMAGE for a photo that does not decode (a truncated file behind a
+ * valid header, say): the fetch's, or the local recognizer's when the fetch left the full decode to it
+ * (decisions.md D282), so a client reads the same words whichever refused it.
+ */
+export const UNDECODABLE_IMAGE_MESSAGE = 'The body could not be decoded as an image.';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { sql } from '../../../src/db/sql.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
@@ -69,6 +70,22 @@ const recognizer = new ScriptedRecognizer(({ width, runIndex }) => {
   return [];
 });
 
+/** A noisy PNG whose last 40 % is missing: its header reads, its pixels do not. */
+async function truncatedPng(): Promise<Buffer> {
+  const whole = await sharp({
+    create: {
+      width: 300,
+      height: 200,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  return whole.subarray(0, Math.floor(whole.length * 0.6));
+}
+
 describe('analyses end to end (real dev server, real PostgreSQL, real image host)', () => {
   let api: TestApi;
   let org: TestOrg;
@@ -91,6 +108,9 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
       '/empty.png': { body: await pngOfWidth(50) },
       '/page.html': { type: 'text/html', body: '<html>not an image</html>' },
       '/broken.png': { body: Buffer.from('\x89PNG\r\n\x1a\n garbage') },
+      // A photo cut short behind a valid header: only a full decode tells. This recognizer does not
+      // decode photos (no `decodesEveryPhoto`, as the openai engine): the fetch decodes it (D282).
+      '/truncated.png': { body: await truncatedPng() },
       '/huge.png': { body: Buffer.alloc(300_000, 7) },
     });
     const place = await api.request('POST', '/places', { key: org.keys.write, body: { title: 'Store 1' } });
@@ -222,6 +242,7 @@ describe('analyses end to end (real dev server, real PostgreSQL, real image host
   for (const [path, code] of [
     ['/page.html', 'IMAGE_NOT_AN_IMAGE'],
     ['/broken.png', 'IMAGE_NOT_AN_IMAGE'],
+    ['/truncated.png', 'IMAGE_NOT_AN_IMAGE'],
     ['/huge.png', 'IMAGE_TOO_LARGE'],
     ['/missing.png', 'IMAGE_HTTP_ERROR'],
   ] as const) {

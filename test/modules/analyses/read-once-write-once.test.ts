@@ -141,6 +141,20 @@ describe('issue 39: a photo is read once per run, the products written once when
         for (const image of given) assert.ok(image.equals(served), 'each pass was given the photo the host served');
         assert.equal((await metrics.storedPhotoReads.get()).values[0]?.value ?? 0, readsBefore, 'no pass read it back');
         assert.equal(host.hits.get('/handed.png'), 1);
+        // The console's preview, made after the result, is made from the photo the fetch kept too
+        // (D283): from the stored copy ('not the photo', which does not decode) there would be none.
+        const previews = await waitFor('the preview', async () => {
+          const rows = await sql<{ width: number }>(db(), `select width from analysis_images where analysis_id = ?`, [
+            id,
+          ]);
+          const [{ left }] = (await sql<{ left: number }>(
+            db(),
+            `select count(*)::int as left from image_blobs where analysis_id = ?`,
+            [id],
+          )) as [{ left: number }];
+          return left === 0 && rows;
+        });
+        assert.deepEqual(previews, [{ width: 130 }], 'a preview of the served photo');
       } finally {
         given = null;
         await sql(

@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { RecognitionEngines } from '../../../../src/modules/recognition/engines/index.js';
-import type { Recognizer } from '../../../../src/modules/recognition/recognizer.js';
+import { RecognitionRejectedError, type Recognizer } from '../../../../src/modules/recognition/recognizer.js';
+import { UNDECODABLE_IMAGE_MESSAGE } from '../../../../src/temporal/contracts/image-errors.js';
 import { startTestApi, type TestApi } from '../../../helpers/api.js';
 import { createTestOrg } from '../../../helpers/fixtures.js';
 import { startImageHost, type ImageHost } from '../../../helpers/image-host.js';
@@ -33,6 +34,12 @@ function iou(a: number[], b: number[]): number {
   return (ix * iy) / (area(a) + area(b) - ix * iy);
 }
 
+/** A shelf photo cut short: its header (and so its format and size) reads, its pixels do not all decode. */
+const truncated = (() => {
+  const whole = readFileSync(`${dir}/shelf-03.jpg`);
+  return whole.subarray(0, Math.floor(whole.length * 0.6));
+})();
+
 describe('local recognizer on the committed synthetic shelves (offline: OCR data and barcode wasm from node_modules)', () => {
   const engines = new RecognitionEngines();
   let recognizer: Recognizer;
@@ -44,8 +51,22 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
     recognizer = await engines.create('local');
     api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('local-recognizer') });
     stopWorkers = (await startTestWorkers(api.runtime, recognizer)).stop;
-    host = await startImageHost({ '/shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(`${dir}/shelf-02.jpg`) } });
+    host = await startImageHost({
+      '/shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(`${dir}/shelf-02.jpg`) },
+      '/truncated.jpg': { type: 'image/jpeg', body: truncated },
+    });
   });
+  /** The analysis once it is no longer processing, as the API answers it. */
+  const finished = (id: string, key: string) =>
+    waitFor(
+      'the analysis',
+      async () => {
+        const a = await api.request('GET', `/analyses/${id}`, { key });
+        return a.body.data.status !== 'processing' && a.body.data;
+      },
+      120_000,
+      500,
+    );
   after(async () => {
     await stopWorkers();
     await host.close();
@@ -124,15 +145,7 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
       key: org.keys.write,
       body: { imageUrl: host.url('/shelf-02.jpg') },
     });
-    const done = await waitFor(
-      'the analysis',
-      async () => {
-        const a = await api.request('GET', `/analyses/${res.body.data.id}`, { key: org.keys.read });
-        return a.body.data.status !== 'processing' && a.body.data;
-      },
-      120_000,
-      500,
-    );
+    const done = await finished(res.body.data.id, org.keys.read);
     assert.equal(done.status, 'completed');
     const truth = truthOf('shelf-02');
     const skus = new Set(truth.products.map((p) => p.sku));
@@ -140,5 +153,47 @@ describe('local recognizer on the committed synthetic shelves (offline: OCR data
     assert.ok(matched.length >= 12, `${matched.length} matched`);
     assert.ok(matched.every((p: any) => skus.has(p.matchedInventorySku)));
     assert.ok(done.totalValue > 0);
+  });
+
+  it("refuses a photo that does not decode in full as IMAGE_NOT_AN_IMAGE, in the fetch's words, from its recognition thread (D282)", async () => {
+    assert.equal(recognizer.decodesEveryPhoto, true);
+    await assert.rejects(
+      recognizer.recognize({
+        image: truncated,
+        contentType: 'image/jpeg',
+        width: 1600,
+        height: 1200,
+        catalogue,
+        runIndex: 0,
+      }),
+      (err) =>
+        err instanceof RecognitionRejectedError &&
+        err.code === 'IMAGE_NOT_AN_IMAGE' &&
+        err.message === UNDECODABLE_IMAGE_MESSAGE,
+    );
+  });
+
+  it('a truncated photo through the API fails as it did when the fetch decoded it: IMAGE_NOT_AN_IMAGE, the same message, every pass failed, the credit back, the photo read once', async () => {
+    const org = await createTestOrg(api.runtime, { credits: 5 });
+    const before = await api.runtime.services.credits.balance(org.id);
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/truncated.jpg') },
+    });
+    assert.equal(res.status, 202);
+    const done = await finished(res.body.data.id, org.keys.read);
+    assert.equal(done.status, 'failed');
+    assert.deepEqual(done.error, { code: 'IMAGE_NOT_AN_IMAGE', message: 'The body could not be decoded as an image.' });
+    assert.equal(done.completedRuns, 0);
+    assert.equal(done.failedRuns, done.totalRuns);
+    assert.equal(done.products.length, 0);
+    assert.equal((await api.runtime.services.credits.balance(org.id)).remaining, before.remaining);
+    assert.equal(host.hits.get('/truncated.jpg'), 1);
+    // The fetch let it through (its header reads) and the recognition thread's decode refused it.
+    const history = await api.runtime.temporal.client.workflow.getHandle(res.body.data.id).fetchHistory();
+    const scheduled = (history.events ?? []).filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recognizeImage',
+    );
+    assert.ok(scheduled.length >= 1, 'recognition was given the photo');
   });
 });

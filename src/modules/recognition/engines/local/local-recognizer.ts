@@ -171,6 +171,8 @@ export type LocalRecognizerOptions = {
  */
 export class LocalRecognizer implements Recognizer {
   readonly name = 'local';
+  /** decodePhoto, the first thing read of every photo, refuses one that does not decode (D282). */
+  readonly decodesEveryPhoto = true;
 
   constructor(private readonly opts: LocalRecognizerOptions) {}
 

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { sniffFormat } from '../../../../lib/image-format.js';
+import { UNDECODABLE_IMAGE_MESSAGE } from '../../../../temporal/contracts/image-errors.js';
 import { RecognitionRejectedError } from '../../recognizer.js';
 
 /** A photo decoded once, upright (EXIF applied), as 8-bit RGB: every stage works from this copy. */
@@ -14,12 +15,18 @@ export async function decodePhoto(image: Buffer): Promise<Photo> {
   const format = sniffFormat(image);
   if (format === null || format === 'heic')
     throw new RecognitionRejectedError('the stored image is not in a photo format (JPEG, PNG, WebP or AVIF)');
+  // The whole photo is decoded here, so a file cut short behind a valid header is refused here, with
+  // the code and words the fetch would have refused it with: the fetch leaves that check to this
+  // decode (Recognizer.decodesEveryPhoto, decisions.md D282).
   const { data, info } = await sharp(image, { limitInputPixels: 64_000_000 })
     .rotate()
     .toColourspace('srgb')
     .removeAlpha()
     .raw()
-    .toBuffer({ resolveWithObject: true });
+    .toBuffer({ resolveWithObject: true })
+    .catch(() => {
+      throw new RecognitionRejectedError(UNDECODABLE_IMAGE_MESSAGE, 'IMAGE_NOT_AN_IMAGE');
+    });
   return { rgb: data, width: info.width, height: info.height };
 }
 

@@ -96,7 +96,7 @@ export type WarmedUp = { threadId: number; products: number };
  * A photo the recognizer refused for good (RecognitionRejectedError): an error class does not survive
  * the structured clone between threads, so the thread answers with this and the pool throws it again.
  */
-export type Rejected = { rejected: string };
+export type Rejected = { rejected: string; code?: RecognitionRejectedError['code'] };
 
 /** What every thread is started with. */
 export type ThreadData = { model: OcrModel; engine: OcrEngine };
@@ -247,7 +247,10 @@ export class RecognitionPool {
     const reading = this.piscina
       .run({ ...task, report: clock.port, stop: flag }, { transferList: [clock.port] })
       .then((result) => {
-        if ('rejected' in (result as Rejected)) throw new RecognitionRejectedError((result as Rejected).rejected);
+        if ('rejected' in (result as Rejected)) {
+          const { rejected, code } = result as Rejected;
+          throw new RecognitionRejectedError(rejected, code);
+        }
         return result as RecognizedProduct[];
       })
       .finally(() => {
@@ -323,6 +326,8 @@ export class RecognitionPool {
 /** The local recognizer as the worker process sees it: every photo goes to the pool. */
 export class PooledLocalRecognizer implements Recognizer {
   readonly name = 'local';
+  /** Each thread decodes the photo in full first (decodePhoto): the fetch leaves that decode to it. */
+  readonly decodesEveryPhoto = true;
 
   constructor(private readonly pool: RecognitionPool) {}
 

@@ -49,7 +49,8 @@ export default async function recognize(
   try {
     return await readUntilStopped(stop, () => recognizer.recognize({ ...photo, image }));
   } catch (err) {
-    if (err instanceof RecognitionRejectedError) return { rejected: err.message };
+    if (err instanceof RecognitionRejectedError)
+      return { rejected: err.message, ...(err.code ? { code: err.code } : {}) };
     throw err;
   } finally {
     settled();
