@@ -180,8 +180,10 @@ describe('the native tesseract engine', () => {
         .trim()
         .split('\n')
         .map((pid) => niceOf(Number(pid)));
-      // recognition-pool.ts starts its threads at nice +10; the thread's helper reads at the same priority.
-      assert.deepEqual(nices.sort(), [niceOf(process.pid), niceOf(process.pid) + 10].sort());
+      // recognition-pool.ts starts its threads at nice +10 (the kernel stops at 19, reached when the tests
+      // themselves run under `nice`); the thread's helper reads at the same priority.
+      const own = niceOf(process.pid);
+      assert.deepEqual(nices.sort(), [own, Math.min(own + 10, 19)].sort());
     });
   });
 
