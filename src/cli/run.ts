@@ -54,7 +54,7 @@ export async function runCommandLine(argv: string[], env: NodeJS.ProcessEnv, io:
     config = parseConfig(env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    io.stderr.write(`${err.message}\n`);
+    say(io.stderr, err.message);
     return 1;
   }
   const orm = await initORM(config.DATABASE_URL);

@@ -31,8 +31,9 @@ export type ImageFetchOptions = {
   maxSide?: number;
   /**
    * What to do with the photo once it is known to be one (its bytes and header checked): run while
-   * the photo is decoded in full (unless `decodeInFull` is false), and awaited, before fetchImage answers. A photo the decode refuses
-   * is refused however `keep` went; what `keep` stored of it is the caller's to discard.
+   * the photo is decoded in full (unless `decodeInFull` is false), and awaited, before fetchImage
+   * answers. A photo the decode refuses is refused however `keep` went; what `keep` stored of it is the
+   * caller's to discard.
    */
   keep?: (image: FetchedImage) => Promise<void>;
   /**
@@ -54,6 +55,12 @@ export type ImageFetchOptions = {
  */
 export const DEFAULT_MAX_PIXELS = 64_000_000;
 export const RECOGNITION_MAX_SIDE = 4096;
+
+/** The body is no image we can decode; `cause`, if any, what the decoder said (kept for the logs). */
+function notAnImage(cause?: unknown): ImageError {
+  const detail = cause === undefined ? undefined : (cause as Error).message;
+  return new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false, detail);
+}
 
 /** The public refusal of a format outside the allow-list (the client can convert and send again). */
 function unsupported(found: PhotoFormat | 'heic' | null): ImageError {
@@ -120,14 +127,14 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
   }
   const format = sniffFormat(res.body);
   if (format === 'heic' || (format === null && otherImageFormat(res.body))) throw unsupported(format);
-  if (format === null) throw new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false);
+  if (format === null) throw notAnImage();
   let meta: Metadata;
   try {
     // Reads the header only: nothing is decoded yet.
     meta = await sharp(res.body, { limitInputPixels: false }).metadata();
     if (!meta.width || !meta.height || !meta.format) throw new Error('no dimensions');
   } catch (err) {
-    throw new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false, (err as Error).message);
+    throw notAnImage(err);
   }
   // The signature and the decoder must agree (an AVIF brand over a HEVC payload, say).
   const decodedAs = meta.format === 'heif' ? (meta.compression === 'av1' ? 'avif' : 'heic') : meta.format;
@@ -151,8 +158,6 @@ export async function fetchImage(url: string, opts: ImageFetchOptions): Promise<
     );
   }
   const decoder = () => sharp(res.body, { limitInputPixels: maxPixels, sequentialRead: true });
-  const notAnImage = (err: unknown) =>
-    new ImageError('IMAGE_NOT_AN_IMAGE', UNDECODABLE_IMAGE_MESSAGE, false, (err as Error).message);
   if (Math.max(meta.width, meta.height) <= maxSide) {
     const image = { bytes: res.body, contentType: `image/${format}`, width: meta.width, height: meta.height };
     if (opts.decodeInFull === false) {
