@@ -76,6 +76,13 @@ const PREVIEW_AFTER_RESULT = 'preview-after-result';
  */
 const FIRST_DELIVERY_HERE = 'first-delivery-in-analysis';
 
+/**
+ * The console's preview waits for the deliveries' first attempts: made beside them, its decode and
+ * encode (libvips on every core, 20–60 ms of CPU a real photo) took the cores the fan-out and the POST
+ * the client waits for needed (D294). Histories made before make it beside the attempts.
+ */
+const PREVIEW_AFTER_DELIVERIES = 'preview-after-deliveries';
+
 /** Failing the analysis (status, refund, event): the step after which there is no other, so it gets a day. */
 const settling = proxyActivities<AnalysisActivities>(SETTLING);
 
@@ -203,6 +210,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
 
   let delivering: Promise<void> | undefined;
   let deliveriesStranded = false;
+  let statusSet = false;
   if (outcome.eventIds.length > 0 && patched(FIRST_DELIVERY_HERE)) {
     const eventIds = outcome.eventIds;
     // Not awaited here: the task's signal and the preview go on while a receiver answers.
@@ -240,6 +248,13 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       }
     }
   }
+  if (previewLater && delivering && patched(PREVIEW_AFTER_DELIVERIES)) {
+    // The status is searchable before the workflow waits for a receiver (as beside them, D273).
+    upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
+    statusSet = true;
+    await delivering;
+    delivering = undefined;
+  }
   if (previewLater) {
     try {
       await bookkeepingLocal.storePreview({ analysisId });
@@ -248,7 +263,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       log.warn('preview not stored', { analysisId, error: String(err) });
     }
   }
-  upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
+  if (!statusSet) upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
   if (delivering) await delivering;
   // Marked after the status, which it would otherwise be overwritten by: an operator's to look at.
   if (deliveriesStranded) upsertSearchAttributes([{ key: SA.status, value: NEEDS_ATTENTION }]);

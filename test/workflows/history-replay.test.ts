@@ -106,6 +106,20 @@ describe('analysis workflow histories replay on this code', () => {
     assert.deepEqual(activities(recording), ['recognizeImage']);
     await replay(recording);
   });
+  it('replays analysis-preview-after-deliveries (since preview-after-deliveries: the preview after the first attempts, D294)', async () => {
+    const recording = load('analysis-preview-after-deliveries');
+    assert.deepEqual(patches(recording), [
+      'preview-after-result',
+      'local-fetch',
+      'local-finalize-and-dispatch',
+      'first-delivery-in-analysis',
+      'preview-after-deliveries',
+    ]);
+    // In this order: the preview's local activity is scheduled once the first attempts have ended.
+    assert.deepEqual(localActivities(recording), ['fetchImage', 'finalizeAnalysis', 'deliverEvents', 'storePreview']);
+    assert.deepEqual(activities(recording), ['recognizeImage']);
+    await replay(recording);
+  });
 });
 
 describe('batch workflow histories replay on this code', () => {

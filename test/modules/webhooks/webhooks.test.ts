@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -161,6 +163,54 @@ describe('webhooks and callbacks', () => {
     // The analyses of the tests after this one deliver to their own endpoints only.
     await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
     await receiver.close();
+  });
+
+  it('the console preview is made after the deliveries’ first attempts, not beside them (D294)', async () => {
+    // The receiver holds its answer until the analysis has a preview, or for 3 s: made beside the
+    // attempt (before D294) the preview is there within that time; made after it, only once answered.
+    let analysisId = '';
+    let previewWhileHeld: boolean | undefined;
+    const previews = async () =>
+      (
+        await sql<{ n: number }>(
+          api.runtime.orm.em.fork(),
+          `select count(*)::int as n from analysis_images where analysis_id = ?`,
+          [analysisId],
+        )
+      )[0]!.n;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', async () => {
+        const until = Date.now() + 3_000;
+        let seen = false;
+        while (!seen && Date.now() < until) {
+          seen = (await previews()) > 0;
+          if (!seen) await new Promise((r) => setTimeout(r, 50));
+        }
+        previewWhileHeld = seen;
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const hook = await createHook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, [
+      'analysis.completed',
+    ]);
+    const submitted = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/shelf.png') },
+    });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    analysisId = submitted.body.data.id as string;
+    await analysisClosed(analysisId);
+    assert.equal(previewWhileHeld, false, 'no preview while the webhook’s first attempt was unanswered');
+    assert.equal(await previews(), 1, 'the preview made once the attempt was answered');
+    const [delivery] = await deliveriesOf(hook.id);
+    assert.equal(delivery.status, 'succeeded');
+    // How test/fixtures/histories/analysis-preview-after-deliveries.json was recorded (README there).
+    await recordHistory(api.runtime.temporal.client, analysisId, process.env.RECORD_PREVIEW_AFTER_DELIVERIES_HISTORY);
+    await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   });
 
   it('a first attempt the receiver fails is retried by a delivery workflow started for it, on the schedule (D273)', async () => {
