@@ -81,28 +81,41 @@ export class DeliveryRepository extends TenantRepository<Delivery> {
     );
   }
 
-  /** One pending delivery per target, in one statement; a target that has one already is skipped. */
+  /**
+   * One pending delivery per target, in one statement; a target that has one already is skipped.
+   * With `markDispatched` the same statement marks the event dispatched (one commit for both), and that
+   * commit is not waited on for its flush to disk: see DeliveryService.fanOut.
+   */
   async insertPending(
     event: { organisation_id: string; type: string },
     eventId: string,
     rows: FanOutTarget[],
+    { markDispatched = false }: { markDispatched?: boolean } = {},
   ): Promise<void> {
+    const insert = `insert into deliveries (id, organisation_id, event_id, event_type, webhook_id, analysis_id, target, url, status, attempt_count, created_at, updated_at)
+         values ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now())").join(', ')}
+         on conflict (event_id, target) do nothing`;
     await sql(
       this.getEntityManager(),
-      `insert into deliveries (id, organisation_id, event_id, event_type, webhook_id, analysis_id, target, url, status, attempt_count, created_at, updated_at)
-         values ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, now(), now())").join(', ')}
-         on conflict (event_id, target) do nothing`,
-      rows.flatMap((t) => [
-        newId('delivery'),
-        event.organisation_id,
-        eventId,
-        event.type,
-        t.webhook_id,
-        t.analysis_id,
-        t.target,
-        t.url,
-      ]),
+      markDispatched
+        ? `with ${rows.length > 0 ? `made as (${insert}), ` : ''}async_commit as (select set_config('synchronous_commit', 'off', true))
+           update events set dispatched_at = now() from async_commit where id = ? and dispatched_at is null`
+        : insert,
+      [...this.pendingValues(event, eventId, rows), ...(markDispatched ? [eventId] : [])],
     );
+  }
+
+  private pendingValues(event: { organisation_id: string; type: string }, eventId: string, rows: FanOutTarget[]) {
+    return rows.flatMap((t) => [
+      newId('delivery'),
+      event.organisation_id,
+      eventId,
+      event.type,
+      t.webhook_id,
+      t.analysis_id,
+      t.target,
+      t.url,
+    ]);
   }
 
   /** The event's deliveries (to `onlyWebhookId` only, if given), in id order. */

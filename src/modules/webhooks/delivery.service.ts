@@ -93,19 +93,29 @@ export class DeliveryService {
    * One delivery per matching active endpoint (and the analysis' callback URL), created
    * idempotently: a retried fan-out finds the deliveries the first one made.
    */
-  async fanOut(eventId: string, onlyWebhookId?: string): Promise<DeliveryRef[]> {
+  async fanOut(
+    eventId: string,
+    onlyWebhookId?: string,
+    { markDispatched = false }: { markDispatched?: boolean } = {},
+  ): Promise<DeliveryRef[]> {
     // Three statements and no transaction around them: the targets, one insert (one statement, so
     // one commit, and its conflict target makes a repeat or a racing dispatcher a no-op), then the
     // deliveries read back in a fresh snapshot, which sees a racing dispatcher's rows too. It was a
     // transaction of six or more round trips, on the path every analysis.completed webhook waits on.
+    // `markDispatched` (the analysis' own fan-out, deliverFirst) marks the event in the insert's
+    // statement, and does not wait for that commit's flush to disk (D295): the first attempt's claim,
+    // a synchronous commit, flushes it before any POST; lost to a crash of PostgreSQL before that, the
+    // deliveries and the mark are lost together, and the relay dispatches the event again.
     const targets = await this.em
       .getRepository<Delivery, DeliveryRepository>(Delivery)
       .fanOutTargets(eventId, onlyWebhookId);
     const event = targets[0];
     if (!event) throw new Error(`event ${eventId} not found`);
     const rows = targets.filter((t) => t.target !== null);
-    if (rows.length > 0)
-      await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).insertPending(event, eventId, rows);
+    if (rows.length > 0 || markDispatched)
+      await this.em
+        .getRepository<Delivery, DeliveryRepository>(Delivery)
+        .insertPending(event, eventId, rows, { markDispatched });
     const found = await this.em.getRepository<Delivery, DeliveryRepository>(Delivery).ofEvent(eventId, onlyWebhookId);
     return found.map((r) => ({
       id: r.id,

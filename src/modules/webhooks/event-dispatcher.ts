@@ -64,9 +64,8 @@ export class EventDispatcher {
    * beside one still in flight here (D273).
    */
   private async fanOutOwned(eventId: string): Promise<DeliveryRef[]> {
-    const refs = await this.deliveries.fanOut(eventId);
-    await this.events.markDispatched(this.em, eventId);
-    return refs;
+    // The mark in the deliveries' own statement: one commit fewer before the first POST (D295).
+    return this.deliveries.fanOut(eventId, undefined, { markDispatched: true });
   }
 
   /**

@@ -165,6 +165,65 @@ describe('webhooks and callbacks', () => {
     await receiver.close();
   });
 
+  it('the analysis marks its event dispatched in its deliveries’ own commit, not waited on for its flush (D295)', async () => {
+    // Triggers record the transaction and its synchronous_commit of each delivery made and of the mark.
+    const em = () => api.runtime.orm.em.fork();
+    await sql(em(), `create table fan_out_probe (tbl text, event_id text, xid bigint, sync text)`);
+    for (const [tbl, key] of [
+      ['deliveries', 'event_id'],
+      ['events', 'id'],
+    ] as const)
+      await sql(
+        em(),
+        `create function fan_out_probe_${tbl}() returns trigger language plpgsql as $$ begin
+           insert into fan_out_probe values ('${tbl}', new.${key}, txid_current(), current_setting('synchronous_commit'));
+           return new; end $$`,
+      );
+    await sql(
+      em(),
+      `create trigger fan_out_probe after insert on deliveries for each row execute function fan_out_probe_deliveries()`,
+    );
+    await sql(
+      em(),
+      `create trigger fan_out_probe after update of dispatched_at on events for each row execute function fan_out_probe_events()`,
+    );
+    const receiver = await startReceiver();
+    const hook = await createHook(receiver.url, ['analysis.completed']);
+    try {
+      const submitted = await api.request('POST', '/analyses', {
+        key: org.keys.write,
+        body: { imageUrl: host.url('/shelf.png') },
+      });
+      assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+      await analysisClosed(submitted.body.data.id);
+      assert.equal(receiver.received.length, 1);
+      const [{ event_id: eventId }] = await sql<{ event_id: string }>(
+        em(),
+        `select event_id from deliveries where webhook_id = ?`,
+        [hook.id],
+      );
+      const rows = await sql<{ tbl: string; xid: string; sync: string }>(
+        em(),
+        `select tbl, xid, sync from fan_out_probe where event_id = ? order by tbl`,
+        [eventId],
+      );
+      // Every delivery of the event (other tests' endpoints may take it too) and the one mark.
+      const mark = rows.filter((r) => r.tbl === 'events');
+      const made = rows.filter((r) => r.tbl === 'deliveries');
+      assert.equal(mark.length, 1);
+      assert.ok(made.length >= 1);
+      for (const d of made) assert.equal(d.xid, mark[0]!.xid, 'the deliveries and the mark in one transaction');
+      assert.equal(mark[0]!.sync, 'off', 'its commit not waited on for the flush');
+    } finally {
+      await sql(em(), `drop trigger fan_out_probe on deliveries`);
+      await sql(em(), `drop trigger fan_out_probe on events`);
+      await sql(em(), `drop function fan_out_probe_deliveries(), fan_out_probe_events()`);
+      await sql(em(), `drop table fan_out_probe`);
+      await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
+      await receiver.close();
+    }
+  });
+
   it('the console preview is made after the deliveries’ first attempts, not beside them (D294)', async () => {
     // The receiver holds its answer until the analysis has a preview, or for 3 s: made beside the
     // attempt (before D294) the preview is there within that time; made after it, only once answered.
