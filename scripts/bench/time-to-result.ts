@@ -12,6 +12,7 @@
 //   delivery   the analysis completed -> webhook received (its commit, the fan-out, the delivery's POST)
 // (The workflow goes on after the webhook is out: the console's preview is made then, off this path.)
 // Prints p50 and p99 of each; asserts nothing. bench:api's overhead row is this measurement.
+// BENCH_RESULT_TRACE=on prints each analysis' history, event by event, in ms after its POST.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -168,6 +169,18 @@ export async function timeToResult(o: TimeToResultOptions): Promise<TimeToResult
       const at = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
         Number(e.eventTime!.seconds) * 1000 + Math.round((e.eventTime!.nanos ?? 0) / 1e6) - performance.timeOrigin;
       const events = history.events ?? [];
+      // Where a step's time went, event by event (the workflow tasks and local activities around the fetch).
+      if (toolSettings().BENCH_RESULT_TRACE === 'on') {
+        const kind = (e: object) =>
+          Object.entries(e)
+            .find(([k, v]) => k.endsWith('EventAttributes') && v)?.[0]
+            .replace('EventAttributes', '');
+        const ms = (t: number) => Math.round(t - sentAt);
+        o.say(
+          `${id}: recognition ${recognitionMs.get(id)} ms, completed @${ms(completedAt.get(id)!)}, webhook @${ms(received.get(id)!)}; ` +
+            events.map((e) => `${kind(e)}@${ms(at(e))}`).join(' '),
+        );
+      }
       const started = events.find((e) => e.workflowExecutionStartedEventAttributes)!;
       const scheduled = events.find(
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recognizeImage',

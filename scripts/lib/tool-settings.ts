@@ -56,6 +56,11 @@ export const TOOL_SETTINGS_SCHEMA = z.object({
   BENCH_RESULT_N: count(20).describe('bench:api overhead row and bench:result: photos sent.'),
   BENCH_RESULT_INTERVAL_MS: count(10_000).describe('bench:api overhead row and bench:result: ms between photos.'),
   BENCH_PHOTOS: text().describe('A directory of shelf photos for the time-to-result rows (generated ones otherwise).'),
+  BENCH_RESULT_TRACE: z
+    .preprocess(unsetWhenEmpty, z.enum(['on', 'off']).default('off'))
+    .describe(
+      'bench:result: `on` prints each analysis’ workflow history, every event as its ms after the POST, beside its recognition, completion and webhook.',
+    ),
   BENCH_RATE: count(100).describe('bench:overhead: submissions a second.'),
   // The other benchmarks
   BENCH_N: count(200).describe('bench:analyses: analyses submitted.'),
