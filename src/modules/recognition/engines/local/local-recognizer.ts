@@ -260,6 +260,28 @@ export class LocalRecognizer implements Recognizer {
       );
       // Paper with neither a price nor a known name on it is not a shelf label.
       if (!product.sku && !label.price) continue;
+      // A label whose print names one entry outright (its brand and every word of its name) while the
+      // symbol nearest it decodes as another: a crop over two labels, or the symbol of a neighbour
+      // whose own label was not found. The symbol's product is on the shelf, and so is the named one.
+      const printed = own?.gtin ? this.bestEntry(label, entries) : null;
+      if (
+        printed &&
+        printed.score >= 1 &&
+        product.sku !== null &&
+        printed.entry.sku !== product.sku &&
+        !products.some((p) => p.sku === printed.entry.sku)
+      )
+        products.push(
+          this.toProduct(
+            label,
+            entries,
+            [],
+            rows.get(label)!,
+            { units, centreX: cx(label.box), extent, top: shelfAbove(label.box, labels) },
+            grey.width,
+            grey.height,
+          ),
+        );
       // Print found by the text detector may be a pack's (its brand and name, no price) above its own
       // label: one product, the label's. Without a price, it must name its entry outright.
       if ((byText as Box[]).includes(label.box)) {
