@@ -81,6 +81,9 @@ const nameOf = (text: string) =>
 const tallestLine = (box: Box): Box =>
   ((box as Partial<TextLabel>).lines ?? [box]).reduce((a, l) => (h(l) > h(a) ? l : a));
 
+/** A currency sign beside a digit, as a label's price prints it (`£2`, `$0`, `¥1`, `9 €`, `8円`). */
+const CURRENCY_SIGN = /[£$€¥]\s?\d|\d\s?[€円]/;
+
 /** Bars were seen on the label's crop, whether or not they decode. */
 const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
 
@@ -555,7 +558,13 @@ export class LocalRecognizer implements Recognizer {
           : label.price;
       // Only on what is a label by its name, its symbol or its price: paper that names nothing and
       // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
-      const labelLike = named >= 0.5 || hasBars(readings[u.i]!) || entries.length === 0;
+      // A currency sign read where no price parses is a label's price misread (print tilted by
+      // the camera's angle, whose bars were not seen as bars either): a pack's window shows none.
+      const labelLike =
+        named >= 0.5 ||
+        hasBars(readings[u.i]!) ||
+        entries.length === 0 ||
+        CURRENCY_SIGN.test(readings[u.i]!.text + ' ' + closer[k]!.text);
       if (profiling() && (againNamed > u.named || completeness(price) > completeness(label.price)))
         count(u.i < onPaper ? 'closeGainPaper' : 'closeGainText');
       count(u.i < onPaper ? 'closePaper' : 'closeText');
