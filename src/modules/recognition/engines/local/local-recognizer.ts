@@ -15,7 +15,7 @@ import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-r
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
-import { parseLabelPrices, type LabelPrice } from './price-parser.js';
+import { parseLabelPrices, showsCurrencySign, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
@@ -80,9 +80,6 @@ const nameOf = (text: string) =>
 /** The tallest line of print the text detector saw on a label (a label's price is its largest print). */
 const tallestLine = (box: Box): Box =>
   ((box as Partial<TextLabel>).lines ?? [box]).reduce((a, l) => (h(l) > h(a) ? l : a));
-
-/** A currency sign beside a digit, as a label's price prints it (`£2`, `$0`, `¥1`, `9 €`, `8円`). */
-const CURRENCY_SIGN = /[£$€¥]\s?\d|\d\s?[€円]/;
 
 /** Bars were seen on the label's crop, whether or not they decode. */
 const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
@@ -564,7 +561,7 @@ export class LocalRecognizer implements Recognizer {
         named >= 0.5 ||
         hasBars(readings[u.i]!) ||
         entries.length === 0 ||
-        CURRENCY_SIGN.test(readings[u.i]!.text + ' ' + closer[k]!.text);
+        showsCurrencySign(readings[u.i]!.text + ' ' + closer[k]!.text);
       if (profiling() && (againNamed > u.named || completeness(price) > completeness(label.price)))
         count(u.i < onPaper ? 'closeGainPaper' : 'closeGainText');
       count(u.i < onPaper ? 'closePaper' : 'closeText');
