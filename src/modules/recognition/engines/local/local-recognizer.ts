@@ -514,11 +514,8 @@ export class LocalRecognizer implements Recognizer {
     checkpoint();
     if (unsure.length === 0) return { labels, readings };
     // Print found by the text detector that shows a price and names nothing is often the price
-    // alone: the name above it, in smaller print (or light print on red paper), was not found by the
-    // detector at its size. The closer look takes in the paper the price line stands on (its label,
-    // whichever side of the price the name is on: a promotion label prints its WAS price at the
-    // bottom left, under the name and the NOW price; D290), or where that paper cannot be told from
-    // the shelf edge, the label's usual layout: its name above its price and to its left.
+    // alone: the name above it, in smaller print, was too small for the detector at its size. A
+    // label's name stands above its price and to its left, so the closer look takes in that much more.
     const widened = unsure.filter((u) => u.i >= onPaper && u.named < 0.5 && labels[u.i]!.price !== null);
     const papers = await paperAround(
       photo,
