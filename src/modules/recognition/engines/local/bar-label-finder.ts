@@ -1,4 +1,3 @@
-import { centreInside } from './boxes.js';
 import type { Box } from './ocr-types.js';
 import { shrink, type Photo } from './photo.js';
 
@@ -105,57 +104,4 @@ function fill(
   // A speck (the seed landed on print): not a patch.
   if (area < 12) return null;
   return { x0, y0, x1: x1 + 1, y1: y1 + 1 };
-}
-
-/**
- * The paper a line of print stands on, followed outwards as labelsFromBars follows a symbol's patch:
- * the extent of a price line's label, whatever its colour. The text detector often finds a label's
- * price and not its name (smaller print, or light print on red paper, which it sees less well at its
- * size), and a label's name may stand above the price, to its left or to its right (a promotion label
- * prints its WAS price under the name, at the left). Seeds just left of the line, just below it and
- * just above it; the largest fill of a label's shape (a label's height is no more than a few of its
- * price's, its width no more than twenty) that holds the line is its label, or null where the paper
- * runs on (a white label on a white shelf edge: the fill outgrows a label) or takes in another label
- * (`others`: labels found and read, by any finder, that stand clear of the line; a row of labels on
- * one strip of paper-coloured shelf edge fills as one).
- */
-export async function paperAround(photo: Photo, lines: Box[], others: Box[] = []): Promise<(Box | null)[]> {
-  if (lines.length === 0) return [];
-  const { rgb, width: W, height: H, fx, fy } = await shrink(photo, SHRINK);
-  const seen = new Int32Array(W * H).fill(-1);
-  return lines.map((line, n) => {
-    const lh = (line.y1 - line.y0) / fy;
-    const x0 = line.x0 / fx,
-      x1 = line.x1 / fx,
-      y0 = line.y0 / fy,
-      y1 = line.y1 / fy;
-    const my = Math.round((y0 + y1) / 2);
-    const mx = Math.round((x0 + x1) / 2);
-    const seeds: [number, number][] = [
-      [Math.round(x0 - lh * 0.4), my],
-      [mx, Math.round(y1 + lh * 0.3)],
-      [mx, Math.round(y0 - lh * 0.3)],
-    ];
-    let best: Box | null = null;
-    for (const [k, [sx, sy]] of seeds.entries()) {
-      if (sx < 0 || sy < 0 || sx >= W || sy >= H) continue;
-      const box = fill(rgb, W, H, sx, sy, seen, n * seeds.length + k, { maxW: lh * 20, maxH: lh * 6 });
-      if (!box) continue;
-      const bw = box.x1 - box.x0,
-        bh = box.y1 - box.y0;
-      // It holds the line (its middle, a line's height to spare) and has a label's shape.
-      const holds = mx > box.x0 - lh && mx < box.x1 + lh && my > box.y0 - lh && my < box.y1 + lh;
-      if (!holds || bw < x1 - x0 || bh < lh * 1.5 || bw / bh > 8 || bw / bh < 0.8) continue;
-      if (!best || bw * bh > (best.x1 - best.x0) * (best.y1 - best.y0)) best = box;
-    }
-    if (!best) return null;
-    const found = {
-      x0: Math.max(0, Math.floor(Math.min(best.x0 * fx, line.x0))),
-      y0: Math.max(0, Math.floor(Math.min(best.y0 * fy, line.y0))),
-      x1: Math.min(photo.width, Math.ceil(Math.max(best.x1 * fx, line.x1))),
-      y1: Math.min(photo.height, Math.ceil(Math.max(best.y1 * fy, line.y1))),
-    };
-    const apart = (o: Box) => o.x1 <= line.x0 || o.x0 >= line.x1 || o.y1 <= line.y0 || o.y0 >= line.y1;
-    return others.some((o) => apart(o) && centreInside(o, found, 0)) ? null : found;
-  });
 }

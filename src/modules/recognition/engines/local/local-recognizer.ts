@@ -10,7 +10,7 @@ import { readLabelInBox } from './paddle/paddle-tag-prices.js';
 import { findTextLabels, type TextLabel } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
-import { labelsFromBars, paperAround } from './bar-label-finder.js';
+import { labelsFromBars } from './bar-label-finder.js';
 import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
@@ -76,10 +76,6 @@ const nameOf = (text: string) =>
     .replace(/(?:[£$€¥])?\s?\d{1,4}[.,]\d{2}\s?(?:€)?|\b\d+\s*[ft][o0]r\b|\bWAS\b|\bNOW\b/gi, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-
-/** The tallest line of print the text detector saw on a label (a label's price is its largest print). */
-const tallestLine = (box: Box): Box =>
-  ((box as Partial<TextLabel>).lines ?? [box]).reduce((a, l) => (h(l) > h(a) ? l : a));
 
 /** Bars were seen on the label's crop, whether or not they decode. */
 const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
@@ -516,18 +512,9 @@ export class LocalRecognizer implements Recognizer {
     // Print found by the text detector that shows a price and names nothing is often the price
     // alone: the name above it, in smaller print, was too small for the detector at its size. A
     // label's name stands above its price and to its left, so the closer look takes in that much more.
-    const widened = unsure.filter((u) => u.i >= onPaper && u.named < 0.5 && labels[u.i]!.price !== null);
-    const papers = await paperAround(
-      photo,
-      widened.map((u) => tallestLine(boxes[u.i]!)),
-      // Labels read as such (a name or a price): a blank one is the symbol's own white patch.
-      boxes.filter((_, i) => namedFirst[i]! >= 0.5 || labels[i]!.price !== null),
-    );
     const looked = unsure.map((u) => {
       const box = boxes[u.i]!;
       if (u.i < onPaper || u.named >= 0.5 || labels[u.i]!.price === null) return box;
-      const paper = papers[widened.indexOf(u)];
-      if (paper) return union(box, paper);
       return {
         x0: Math.max(0, box.x0 - 0.8 * w(box)),
         y0: Math.max(0, box.y0 - 0.35 * h(box)),
