@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseLabelPrices } from '../../../../src/modules/recognition/engines/local/price-parser.js';
+import { parseLabelPrices, showsCurrencySign } from '../../../../src/modules/recognition/engines/local/price-parser.js';
 
 describe('label price parser', () => {
   it('reads single prices in the common notations', () => {
@@ -83,5 +83,31 @@ describe('label price parser', () => {
   it('reads "for" as OCR misreads it in small print', () => {
     assert.deepEqual(parseLabelPrices('£2.87 2 tor £4.59')!.multiBuy, { quantity: 2, total: 4.59 });
     assert.equal(parseLabelPrices('£2.18 2 f0r £3.49')!.discountedPrice, 1.75);
+  });
+
+  it('tells a misread price by its currency sign, which a pack window does not show (D292)', () => {
+    // Tilted labels of a tuning seed as tesseract read them: a sign, digits, no price.
+    for (const text of [
+      'BAe OAT | \u2018monn _\u00a32:32',
+      'ee Nore \u2018runt \u00a3225',
+      'HAZELNUT SPREAD 3,5 9 \u20ac',
+      '$0 99',
+      '\u00a5 1g8',
+      '4 2 8円',
+    ])
+      assert.equal(showsCurrencySign(text), true, text);
+    for (const text of [
+      'Oat Drink 1L',
+      'per 100g',
+      '| @ vA',
+      'Hair Clips 12 PACK',
+      '\u00a3 off',
+      'SAVE 22%',
+      '\u20acuro',
+    ])
+      assert.equal(showsCurrencySign(text), false, text);
+    // Where it parses, it is a price too.
+    assert.equal(showsCurrencySign('\u00a31.49'), true);
+    assert.ok(parseLabelPrices('\u00a31.49'));
   });
 });

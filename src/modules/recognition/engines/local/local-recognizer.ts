@@ -15,7 +15,7 @@ import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-r
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
-import { parseLabelPrices, type LabelPrice } from './price-parser.js';
+import { parseLabelPrices, showsCurrencySign, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
@@ -256,6 +256,28 @@ export class LocalRecognizer implements Recognizer {
       );
       // Paper with neither a price nor a known name on it is not a shelf label.
       if (!product.sku && !label.price) continue;
+      // A label whose print names one entry outright (its brand and every word of its name) while the
+      // symbol nearest it decodes as another: a crop over two labels, or the symbol of a neighbour
+      // whose own label was not found. The symbol's product is on the shelf, and so is the named one.
+      const printed = own?.gtin ? this.bestEntry(label, entries) : null;
+      if (
+        printed &&
+        printed.score >= 1 &&
+        product.sku !== null &&
+        printed.entry.sku !== product.sku &&
+        !products.some((p) => p.sku === printed.entry.sku)
+      )
+        products.push(
+          this.toProduct(
+            label,
+            entries,
+            [],
+            rows.get(label)!,
+            { units, centreX: cx(label.box), extent, top: shelfAbove(label.box, labels) },
+            grey.width,
+            grey.height,
+          ),
+        );
       // Print found by the text detector may be a pack's (its brand and name, no price) above its own
       // label: one product, the label's. Without a price, it must name its entry outright.
       if ((byText as Box[]).includes(label.box)) {
@@ -517,7 +539,13 @@ export class LocalRecognizer implements Recognizer {
           : label.price;
       // Only on what is a label by its name, its symbol or its price: paper that names nothing and
       // carries no bars is mostly a pack's white window, and a reading here costs a detection each.
-      const labelLike = named >= 0.5 || hasBars(readings[u.i]!) || entries.length === 0;
+      // A currency sign read where no price parses is a label's price misread (print tilted by
+      // the camera's angle, whose bars were not seen as bars either): a pack's window shows none.
+      const labelLike =
+        named >= 0.5 ||
+        hasBars(readings[u.i]!) ||
+        entries.length === 0 ||
+        showsCurrencySign(readings[u.i]!.text + ' ' + closer[k]!.text);
       if (profiling() && (againNamed > u.named || completeness(price) > completeness(label.price)))
         count(u.i < onPaper ? 'closeGainPaper' : 'closeGainText');
       count(u.i < onPaper ? 'closePaper' : 'closeText');

@@ -84,3 +84,12 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     multiBuy,
   };
 }
+
+/**
+ * A currency sign beside a digit, as a label prints its price (`£2`, `$0`, `¥1`, `9 €`, `8円`), whether
+ * or not the price parses: OCR that misreads a tilted price (`£2:32`, `£225`) still reads its sign, and
+ * a pack's window or bare shelf shows none.
+ */
+export function showsCurrencySign(text: string): boolean {
+  return /[£$€¥]\s?\d|\d\s?[€円]/.test(text);
+}
