@@ -62,6 +62,12 @@ export type WorkerSet = {
   recognitionSlots: number;
   /** WORKFLOW_BUNDLE_PATH: a bundle built ahead; otherwise the code is bundled here, once per process. */
   bundlePath?: string;
+  /**
+   * Run the workflow code on this thread (the SDK's `debugMode`: the same reusable sandbox, without
+   * the thread each workflow worker starts, nor its 5 s deadlock timeout). For tests only (D298): a
+   * worker process keeps its threads, so a workflow task never blocks its activities' event loop.
+   */
+  workflowsOnThisThread?: boolean;
 };
 
 /**
@@ -84,7 +90,7 @@ export async function createWorkers(set: WorkerSet): Promise<Worker[]> {
   const interceptors = traced
     ? { activity: [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) })] }
     : undefined;
-  const common = { connection, namespace, interceptors };
+  const common = { connection, namespace, interceptors, ...(set.workflowsOnThisThread ? { debugMode: true } : {}) };
   return Promise.all([
     // Workflows and their light activities; each activity may hold a database connection. Each queue's
     // worker registers the activities its workflows call (activities/index.ts, QUEUE_ACTIVITIES).

@@ -37,7 +37,8 @@ export async function mockedActivitiesEnv(): Promise<TestWorkflowEnvironment> {
  * A worker serving the production workflow bundle with `activities` on a task queue of its own (the
  * recognition queue too: pass the queue as `recognitionTaskQueue`), for a whole test file: one worker
  * started and shut down per test costs seconds each. The bundle npm test built for the run
- * (WORKFLOW_BUNDLE_PATH), or this process's.
+ * (WORKFLOW_BUNDLE_PATH), or this process's. Its workflows run on the test's thread, as
+ * startTestWorkers' do (D298).
  */
 export async function startMockedWorker(env: TestWorkflowEnvironment, activities: object) {
   const taskQueue = `mocked-${randomBytes(4).toString('hex')}`;
@@ -49,6 +50,7 @@ export async function startMockedWorker(env: TestWorkflowEnvironment, activities
       ? { codePath: process.env.WORKFLOW_BUNDLE_PATH }
       : await workflowBundle(),
     activities,
+    debugMode: true,
   });
   const running = worker.run();
   return {

@@ -33,12 +33,16 @@ export function uniquePrefix(name: string): string {
  * `recognitionLater`: the recognition queue's worker does not poll until `startRecognition()`, so a
  * test can build a backlog there that no poller has taken tasks from. `activitySlots`: the analyses,
  * tasks and deliveries queues' slots (local activities too), if not TEST_ACTIVITY_SLOTS.
+ * The workflow code runs on the test's own thread, in the sandbox a worker thread would hold: each of
+ * the three workflow workers' threads cost some 0.4 s of CPU to start, a third of a start (D298).
+ * `workflowThreads`: the workers' own threads, as in a worker process, for a test that measures this
+ * thread's CPU time or event loop while workflows run.
  */
 export async function startTestWorkers(
   runtime: Runtime,
   recognizer: Recognizer,
   around: (activities: Activities) => Activities = (a) => a,
-  opts: { recognitionLater?: boolean; activitySlots?: number } = {},
+  opts: { recognitionLater?: boolean; activitySlots?: number; workflowThreads?: boolean } = {},
 ) {
   quietTemporal();
   const queues = taskQueues(runtime.config.TASK_QUEUE_PREFIX);
@@ -60,6 +64,7 @@ export async function startTestWorkers(
     activitySlots: opts.activitySlots ?? TEST_ACTIVITY_SLOTS,
     recognitionSlots: TEST_RECOGNITION_SLOTS,
     bundlePath: runtime.config.WORKFLOW_BUNDLE_PATH,
+    workflowsOnThisThread: !opts.workflowThreads,
   });
   const held = opts.recognitionLater ? workers.filter((w) => w.options.taskQueue === queues.recognition) : [];
   const runs = workers.filter((w) => !held.includes(w)).map((w) => w.run());

@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
-import { nodeEntry } from '../../helpers/node-entry.js';
+import { cliJson } from '../../helpers/cli.js';
 
-const run = promisify(execFile);
-const cli = async (...args: string[]) =>
-  JSON.parse(
-    (
-      await run(process.execPath, [...nodeEntry('src/cli/main.ts'), ...args, '--json'], {
-        cwd: resolve(import.meta.dirname, '../../..'),
-        env: process.env,
-      })
-    ).stdout,
-  );
+// The CLI's code in this process (D285); test/cli/admin-cli.test.ts starts the program itself (D299).
+const cli = (...args: string[]) => cliJson({}, ...args);
 
 describe('members and invitations', () => {
   let api: TestApi;

@@ -59,7 +59,8 @@ describe('recognition at full load leaves the worker process responsive', () => 
         }
       },
     };
-    stopWorkers = (await startTestWorkers(api.runtime, watched)).stop;
+    // Workflows on the workers' own threads, as in a worker process: this thread's CPU and event loop are measured.
+    stopWorkers = (await startTestWorkers(api.runtime, watched, undefined, { workflowThreads: true })).stop;
     org = await createTestOrg(api.runtime, { credits: 20 });
     receiver = await startReceiver();
     // Twice the size (3200×2400), as phones take them: a photo's pixel work grows fourfold, its OCR
