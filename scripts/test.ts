@@ -2,7 +2,7 @@
 // DATABASE_URL (or TEST_DATABASE_URL) selects a server, whose `shelf_test` database is recreated;
 // without one an embedded PostgreSQL is used. TEMPORAL_ADDRESS selects a Temporal server; without
 // one a dev server is started for the run. Files that change process-wide state or look at their own
-// process run one per process; the others share processes, about TEST_GROUP_SIZE (6) to one (see
+// process run one per process; the others share processes, about TEST_GROUP_SIZE (12) to one (see
 // scripts/lib/test-processes.ts; TEST_GROUP_SIZE=1 gives every file its own process).
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';

@@ -99,7 +99,7 @@ export const TOOL_SETTINGS_SCHEMA = z.object({
     )
     .describe('npm test: the database it recreates (two runs on one server need two names).'),
   TEST_TEMPORAL_PORT: port(7244).describe('npm test: port of the Temporal dev server it starts.'),
-  TEST_GROUP_SIZE: count(6).describe('npm test: test files run in one process.'),
+  TEST_GROUP_SIZE: count(12).describe('npm test: test files run in one process.'),
   TEST_CONCURRENCY: count(3).describe('npm test: test processes at once.'),
   EMBEDDED_PG_PORT: somePort()
     .meta({ defaultText: 'npm test 54330, npm start 54329' })
