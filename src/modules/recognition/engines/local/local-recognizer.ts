@@ -240,6 +240,7 @@ export class LocalRecognizer implements Recognizer {
       const rightLimit = Math.min(grey.width, ...sameRow.map((l) => l.box.x0));
       const { units, extent } = countPacks(packs, label.box, rightLimit);
       const own = this.barcodeFor(label, barcodes, labels);
+      const top = shelfAbove(label.box, labels);
       const product = this.toProduct(
         label,
         entries,
@@ -249,7 +250,7 @@ export class LocalRecognizer implements Recognizer {
           units,
           centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2,
           extent,
-          top: shelfAbove(label.box, labels),
+          top,
         },
         grey.width,
         grey.height,
@@ -273,7 +274,7 @@ export class LocalRecognizer implements Recognizer {
             entries,
             [],
             rows.get(label)!,
-            { units, centreX: cx(label.box), extent, top: shelfAbove(label.box, labels) },
+            { units, centreX: cx(label.box), extent, top },
             grey.width,
             grey.height,
           ),
