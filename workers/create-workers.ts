@@ -1,55 +1,10 @@
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { dirname } from 'node:path';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  Worker,
-  type NativeConnection,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+import { Worker, type NativeConnection } from '@temporalio/worker';
 import { queueActivities, type Activities } from '../activities/index.js';
 import type { TaskQueues } from '../src/temporal/contracts/task-queues.js';
-import { createRequire } from 'node:module';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { OpenTelemetryActivityInboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { tracingExport } from '../src/lib/tracing.js';
-
-const workflowsPath = new URL('../workflows/index.ts', import.meta.url).pathname;
-
-/**
- * The bundle `npm run build` writes next to the compiled code (dist/workflow-bundle.js), if this is
- * the compiled code; from the sources there is none and the workers bundle at start.
- */
-export function prebuiltWorkflowBundle(): string | undefined {
-  const path = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
-  return import.meta.url.endsWith('.js') && existsSync(path) ? path : undefined;
-}
-let bundle: Promise<WorkflowBundle> | undefined;
-
-/** The workflow code, bundled once per process and shared by every worker (each bundling takes seconds). */
-export function workflowBundle(): Promise<WorkflowBundle> {
-  return (bundle ??= bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
-}
-
-let tracedBundle: Promise<WorkflowBundle> | undefined;
-function tracedWorkflowBundle(): Promise<WorkflowBundle> {
-  return (tracedBundle ??= bundleWorkflowCode({
-    workflowsPath,
-    workflowInterceptorModules: [
-      createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-    ],
-    logger: new DefaultLogger('WARN'),
-  }));
-}
-
-/** Bundles the workflow code into a file, for WORKFLOW_BUNDLE_PATH (npm test does it once per run). */
-export async function writeWorkflowBundle(path: string): Promise<void> {
-  const { code } = await workflowBundle();
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, code);
-}
+import { tracedWorkflowBundle, workflowBundle } from './workflow-bundle.js';
 
 export type WorkerSet = {
   connection: NativeConnection;

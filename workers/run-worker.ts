@@ -11,7 +11,8 @@ import { sdkLogger } from '../src/temporal/sdk-logger.js';
 import { createRuntime } from '../src/runtime.js';
 import { taskQueues } from '../src/temporal/contracts/task-queues.js';
 import { registry } from '../src/lib/metrics.js';
-import { createWorkers, prebuiltWorkflowBundle } from './create-workers.js';
+import { createWorkers } from './create-workers.js';
+import { prebuiltWorkflowBundle } from './workflow-bundle.js';
 import { startHousekeeping } from './housekeeping.js';
 import { startOutboxRelay } from './outbox-relay.js';
 

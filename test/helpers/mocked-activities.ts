@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { SA } from '../../src/temporal/contracts/search-attributes.js';
-import { workflowBundle } from '../../workers/create-workers.js';
+import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { findTemporalCli } from '../../scripts/temporal.js';
 
 /**

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { BATCH_WINDOW, analysisWorkflowInput } from '../../src/temporal/contracts/analysis.js';
-import { workflowBundle } from '../../workers/create-workers.js';
+import { workflowBundle } from '../../workers/workflow-bundle.js';
 
 const dir = resolve(import.meta.dirname, '../fixtures/histories');
 
