@@ -54,6 +54,56 @@ extern "C" __attribute__((visibility("default"))) void png_set_compression_level
   if (filter) filter(png, 0, 0x08);  // PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE
 }
 
+// libtesseract is built with OpenMP (Debian's is): its LSTM starts a parallel region of four sections
+// (the gates) at every time step of every line, and other layers a parallel loop. This process reads
+// on one thread by design (OMP_THREAD_LIMIT=1: the recognition pool runs one helper a core), so each
+// region is a team of one, whose start and end in libgomp cost about a twentieth of the process's
+// time. These definitions stand in for libgomp's entry points that libtesseract calls (the whole
+// list: `objdump -T libtesseract.so.5 | grep GOMP`) and run the region's body here, as a team of one
+// runs it: a loop's body asks omp_get_num_threads() (1 outside a region) for its share, and a
+// sections body asks GOMP_sections_next() for each section in turn.
+namespace {
+thread_local unsigned sectionsLeft = 0;  // sections of the region being run here not yet handed out
+thread_local unsigned sectionsCount = 0;
+thread_local bool inSections = false;
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void GOMP_parallel(void (*fn)(void *), void *data, unsigned,
+                                                                     unsigned) {
+  fn(data);
+}
+
+extern "C" __attribute__((visibility("default"))) void GOMP_parallel_sections(void (*fn)(void *), void *data,
+                                                                              unsigned, unsigned count, unsigned) {
+  // A region inside a section (none in libtesseract 5.3) keeps the outer one's place.
+  const unsigned left = sectionsLeft, total = sectionsCount;
+  const bool outer = inSections;
+  sectionsLeft = sectionsCount = count;
+  inSections = true;
+  fn(data);
+  sectionsLeft = left;
+  sectionsCount = total;
+  inSections = outer;
+}
+
+extern "C" __attribute__((visibility("default"))) unsigned GOMP_sections_next() {
+  if (!inSections) {
+    using Next = unsigned (*)();
+    static Next real = reinterpret_cast<Next>(dlsym(RTLD_NEXT, "GOMP_sections_next"));
+    return real ? real() : 0;
+  }
+  // Sections are numbered from 1; 0 says none is left.
+  if (sectionsLeft == 0) return 0;
+  return sectionsCount - --sectionsLeft;
+}
+
+extern "C" __attribute__((visibility("default"))) void GOMP_sections_end_nowait() {
+  if (inSections) return;
+  using End = void (*)();
+  static End real = reinterpret_cast<End>(dlsym(RTLD_NEXT, "GOMP_sections_end_nowait"));
+  if (real) real();
+}
+
 // A binary PGM ("P5", 8 bits) as the recognizer sends it: leptonica's reader takes such a file a byte
 // at a time through fread (about a twelfth of this process's time on a photo's sheets), so the pixels
 // are handed to tesseract as they are. Anything else goes through pixReadMem. Returns whether it took it.
