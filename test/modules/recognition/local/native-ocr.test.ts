@@ -109,10 +109,13 @@ describe('the native tesseract engine', () => {
     const sheet = Buffer.alloc(width * height, 255);
     let y = 0;
     for (const c of crops) {
-      for (let row = 0; row < c.height; row++) c.region.copy(sheet, (y + row) * width, row * c.width, (row + 1) * c.width);
+      for (let row = 0; row < c.height; row++)
+        c.region.copy(sheet, (y + row) * width, row * c.width, (row + 1) * c.width);
       y += c.height + 8;
     }
-    const png = await sharp(sheet, { raw: { width, height, channels: 1 } }).png().toBuffer();
+    const png = await sharp(sheet, { raw: { width, height, channels: 1 } })
+      .png()
+      .toBuffer();
     const byPgm = await native.lines(pgm(sheet, width, height), PSM.SINGLE_BLOCK);
     assert.ok(byPgm.flatMap((l) => l.words).length > 10);
     assert.deepEqual(byPgm, await native.lines(png, PSM.SINGLE_BLOCK));
