@@ -57,7 +57,7 @@ extern "C" __attribute__((visibility("default"))) void png_set_compression_level
 // libtesseract is built with OpenMP (Debian's is): its LSTM starts a parallel region of four sections
 // (the gates) at every time step of every line, and other layers a parallel loop. This process reads
 // on one thread by design (OMP_THREAD_LIMIT=1: the recognition pool runs one helper a core), so each
-// region is a team of one, whose start and end in libgomp cost about a twentieth of the process's
+// region is a team of one, whose start and end in libgomp cost about a fifth of the process's
 // time. These definitions stand in for libgomp's entry points that libtesseract calls (the whole
 // list: `objdump -T libtesseract.so.5 | grep GOMP`) and run the region's body here, as a team of one
 // runs it: a loop's body asks omp_get_num_threads() (1 outside a region) for its share, and a
