@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { PSM } from 'tesseract.js';
 import { procStat } from '../../../../src/lib/proc-stat.js';
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
@@ -96,6 +97,28 @@ describe('the native tesseract engine', () => {
       (await native.lines(image, PSM.SINGLE_BLOCK)).map((l) => l.text),
       lines.map((l) => l.text),
     );
+  });
+
+  it('reads a PGM (handed to tesseract as pixels) exactly as the same pixels sent as a PNG (read by leptonica)', async () => {
+    // The helper takes the recognizer's PGM sheets without leptonica's reader (a byte at a time), and
+    // has libpng store tesseract's in-memory word images uncompressed (D307): the same words, boxes
+    // and confidences either way, on a whole sheet of labels as the first reading makes it.
+    const crops = await labelCrops('shelf-03');
+    const width = Math.max(...crops.map((c) => c.width));
+    const height = crops.reduce((s, c) => s + c.height + 8, 0);
+    const sheet = Buffer.alloc(width * height, 255);
+    let y = 0;
+    for (const c of crops) {
+      for (let row = 0; row < c.height; row++)
+        c.region.copy(sheet, (y + row) * width, row * c.width, (row + 1) * c.width);
+      y += c.height + 8;
+    }
+    const png = await sharp(sheet, { raw: { width, height, channels: 1 } })
+      .png()
+      .toBuffer();
+    const byPgm = await native.lines(pgm(sheet, width, height), PSM.SINGLE_BLOCK);
+    assert.ok(byPgm.flatMap((l) => l.words).length > 10);
+    assert.deepEqual(byPgm, await native.lines(png, PSM.SINGLE_BLOCK));
   });
 
   it('a helper that dies fails only the request it was reading, and the next request starts another', async () => {
