@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { startAfterCommit, startOnce } from '../../temporal/start-once.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { BatchedSlots } from '../../lib/batched-slots.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../lib/logger.js';
 import {
@@ -44,9 +45,14 @@ async function flushMarks(items: { em: EntityManager; id: string }[]): Promise<v
 /**
  * Workflow starts the API answers before (see `startInBackground`). Bounded per process (one
  * AnalysisCommands: src/commands.ts): past MAX_STARTS_IN_FLIGHT a request waits for a slot, so a burst
- * is slowed to Temporal's pace instead of piling up starts in memory.
+ * is slowed to Temporal's pace instead of piling up starts in memory. The requests held there go on
+ * together once the starts in flight have fallen to RESUME_STARTS_AT (BatchedSlots): their clients'
+ * next submissions then arrive together and commit as one group, where going on one per start
+ * finished made nearly every submission a commit and a WAL flush of its own; the starts still in
+ * flight keep the server busy meanwhile (the raw ceiling keeps 20 in flight).
  */
 const MAX_STARTS_IN_FLIGHT = 64;
+const RESUME_STARTS_AT = 40;
 
 /**
  * Submissions and their workflows: AnalysisService commits (row, credit, outbox), this starts the
@@ -82,9 +88,9 @@ export class AnalysisCommands {
       lingerMs: MARK_LINGER_MS,
     },
   );
-  /** Background starts under way (startInBackground), and the requests waiting for one of them to end. */
+  /** Background starts under way (startInBackground), and their bound. */
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly slotWaiters: (() => void)[] = [];
+  private readonly slots = new BatchedSlots(MAX_STARTS_IN_FLIGHT, RESUME_STARTS_AT);
 
   constructor({ analyses, em, priorities, client, queues, logger, heartbeatTimeoutMs }: AnalysisCommandsDeps) {
     this.analyses = analyses;
@@ -218,12 +224,12 @@ export class AnalysisCommands {
    * Returns once the start is under way (or, at the in-flight bound, once a slot is free).
    */
   async startInBackground(a: SubmittedAnalysis): Promise<void> {
-    while (this.inFlight.size >= MAX_STARTS_IN_FLIGHT) await new Promise<void>((r) => this.slotWaiters.push(r));
+    await this.slots.acquire();
     const start: Promise<boolean> = startAfterCommit(this.logger, 'workflow start', {}, () =>
       this.startAnalysis(a),
     ).finally(() => {
       this.inFlight.delete(start);
-      this.slotWaiters.shift()?.();
+      this.slots.release();
     });
     this.inFlight.add(start);
   }

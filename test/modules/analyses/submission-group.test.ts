@@ -61,6 +61,41 @@ describe('single submissions committed in groups', () => {
     );
   });
 
+  it('more at once than the API keeps starts in flight (64): every one accepted, its workflow started and marked', async () => {
+    // Past the bound, held requests go on together once the starts in flight have fallen to 40
+    // (BatchedSlots): none may be left waiting, and every 202 still means a started workflow.
+    const org = await createTestOrg(api.runtime, { credits: 150 });
+    const results = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        api.request('POST', '/analyses', {
+          key: org.keys.write,
+          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `many-${i}` },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(150).fill(202),
+    );
+    await api.runtime.commands.analyses.backgroundStartsSettled();
+    const ids = results.map((r) => r.body.data.id as string);
+    // Marks are written after their starts and not waited on (decisions.md, D033).
+    await waitFor(
+      'every outbox mark',
+      async () => {
+        const [left] = await sql<{ n: number }>(
+          api.runtime.orm.em.fork(),
+          `select count(*)::int as n from analyses where organisation_id = ? and workflow_started_at is null`,
+          [org.id],
+        );
+        return left!.n === 0;
+      },
+      10_000,
+    );
+    for (const id of [ids[0]!, ids[75]!, ids[149]!])
+      assert.equal((await describeWhenStarted(api.runtime.temporal.client, id)).workflowId, id);
+  });
+
   it('one statement writes what the transaction writes: the same columns, the callback secret sealed, the ledger row', async () => {
     const org = await createTestOrg(api.runtime, { credits: 50 });
     const project = await api.request('POST', '/projects', { key: org.keys.write, body: { name: 'UK' } });
