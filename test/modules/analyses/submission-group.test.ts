@@ -16,16 +16,20 @@ describe('single submissions committed in groups', () => {
     await api.close();
   });
 
-  it('60 at once against 45 credits: exactly 45 accepted, each charged once, each workflow started and marked in the outbox', async () => {
-    const org = await createTestOrg(api.runtime, { credits: 45 });
-    const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
+  /** `n` submissions sent at once with one key, each its own externalId. */
+  const submitAtOnce = (key: string, n: number, prefix: string) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
         api.request('POST', '/analyses', {
-          key: org.keys.write,
-          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `g-${i}` },
+          key,
+          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `${prefix}-${i}` },
         }),
       ),
     );
+
+  it('60 at once against 45 credits: exactly 45 accepted, each charged once, each workflow started and marked in the outbox', async () => {
+    const org = await createTestOrg(api.runtime, { credits: 45 });
+    const results = await submitAtOnce(org.keys.write, 60, 'g');
     const accepted = results.filter((r) => r.status === 202);
     const refused = results.filter((r) => r.status === 402);
     assert.equal(accepted.length, 45);
@@ -65,14 +69,7 @@ describe('single submissions committed in groups', () => {
     // Past the bound, held requests go on together once the starts in flight have fallen to 40
     // (BatchedSlots): none may be left waiting, and every 202 still means a started workflow.
     const org = await createTestOrg(api.runtime, { credits: 150 });
-    const results = await Promise.all(
-      Array.from({ length: 150 }, (_, i) =>
-        api.request('POST', '/analyses', {
-          key: org.keys.write,
-          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `many-${i}` },
-        }),
-      ),
-    );
+    const results = await submitAtOnce(org.keys.write, 150, 'many');
     assert.deepEqual(
       results.map((r) => r.status),
       Array(150).fill(202),
@@ -165,14 +162,7 @@ describe('single submissions committed in groups', () => {
     const org = await createTestOrg(api.runtime, { credits: 2 });
     await api.runtime.services.credits.grant(org.id, threshold + 3, 'payg');
     // Balance threshold+5: the first submissions stay above the threshold, the rest cross it.
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        api.request('POST', '/analyses', {
-          key: org.keys.write,
-          body: { imageUrl: 'https://images.example.com/shelf.jpg', externalId: `low-${i}` },
-        }),
-      ),
-    );
+    const results = await submitAtOnce(org.keys.write, 8, 'low');
     assert.deepEqual(
       results.map((r) => r.status),
       Array(8).fill(202),
