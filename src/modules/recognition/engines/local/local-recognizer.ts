@@ -260,11 +260,11 @@ export class LocalRecognizer implements Recognizer {
       // A label whose print names one entry outright (its brand and every word of its name) while the
       // symbol nearest it decodes as another: a crop over two labels, or the symbol of a neighbour
       // whose own label was not found. The symbol's product is on the shelf, and so is the named one.
-      const printed = own?.gtin ? this.bestEntry(label, entries) : null;
+      // (Looked for only where the label was named at all: an unnamed one cannot name two.)
+      const printed = own?.gtin && product.sku !== null ? this.bestEntry(label, entries) : null;
       if (
         printed &&
         printed.score >= 1 &&
-        product.sku !== null &&
         printed.entry.sku !== product.sku &&
         !products.some((p) => p.sku === printed.entry.sku)
       )
