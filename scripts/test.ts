@@ -182,6 +182,9 @@ async function runTests(
     [
       '--import',
       'tsx',
+      // A failed assert.ok without a message takes seconds to minutes of CPU under tsx (see there).
+      '--import',
+      pathToFileURL(join(root, 'test', 'helpers', 'assert-messages.ts')).href,
       '--test',
       `--test-concurrency=${concurrency}`,
       // A test process whose tests (and after hooks) are done exits even if a failed test left a
