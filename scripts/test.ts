@@ -184,7 +184,7 @@ async function runTests(
       'tsx',
       // A failed assert.ok without a message takes seconds to minutes of CPU under tsx (see there).
       '--import',
-      pathToFileURL(join(root, 'test', 'helpers', 'assert-messages.ts')).href,
+      pathToFileURL(join(root, 'scripts', 'lib', 'assert-messages.mjs')).href,
       '--test',
       `--test-concurrency=${concurrency}`,
       // A test process whose tests (and after hooks) are done exits even if a failed test left a
