@@ -42,6 +42,28 @@ describe('label price parser', () => {
     });
   });
 
+  it('leaves out a price by the measure, printed under the label\'s own (D310)', () => {
+    // Tuning seeds' labels as tesseract reads them once their symbol is blanked (seeds 8642, 2468, 4711).
+    const plain = (price: number, currency: string) => ({
+      price,
+      discountedPrice: null,
+      onSale: false,
+      currency,
+      multiBuy: null,
+    });
+    assert.deepEqual(parseLabelPrices('Tortilla Chips 200g £1.65 £0.83 per 100g'), plain(1.65, 'GBP'));
+    assert.deepEqual(parseLabelPrices('Mint Humbugs 150g 85p 57p per 100g'), plain(0.85, 'GBP'));
+    assert.deepEqual(parseLabelPrices('MOORLAND TUNA CHUNKS 145G £1.25 86p per 100g'), plain(1.25, 'GBP'));
+    assert.deepEqual(parseLabelPrices('Cloudy Lemonade 2L ¥348 ¥174 per 1L'), plain(348, 'JPY'));
+    assert.deepEqual(parseLabelPrices('PINECREST CHOPPED TOMATOES 400G 0,79 € 100g = 0,20 €'), plain(0.79, 'EUR'));
+    assert.deepEqual(parseLabelPrices('Basmati Rice 1kg 2,19 € 2,19 € / kg'), plain(2.19, 'EUR'));
+    // Alone, it is no price of the product's: the label is read closer.
+    assert.equal(parseLabelPrices('£0.83 per 100g'), null);
+    // An offer's second price, and a multi-buy's price each, are still read.
+    assert.equal(parseLabelPrices('SAVE 19% NOW £1.49 WAS £1.85')!.discountedPrice, 1.49);
+    assert.equal(parseLabelPrices('MIX & MATCH 2 for £2.50 £1.50 each')!.discountedPrice, 1.25);
+  });
+
   it('reads two-for offers', () => {
     assert.deepEqual(parseLabelPrices('£2.00 2 for £3.00'), {
       price: 2,

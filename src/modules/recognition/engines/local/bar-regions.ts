@@ -12,12 +12,18 @@ const CELL_H = 6;
  * most of its time on it) and to give the decoder an enlarged view of just the symbol.
  * `minCells`: the narrowest region kept, in cells; the whole-photo pass that looks for labels by
  * their symbols takes 3 (a blurred symbol of under a pixel a module breaks into shorter runs).
+ * `trimEdges`: a region that is no symbol as found is tried again without its thin edge rows and
+ * columns (a label crop's dark border joined to its symbol).
  */
 export function barRegions(
   grey: Uint8Array,
   width: number,
   height: number,
-  { minGradient = 12, minCells = 4 }: { minGradient?: number; minCells?: number } = {},
+  {
+    minGradient = 12,
+    minCells = 4,
+    trimEdges = false,
+  }: { minGradient?: number; minCells?: number; trimEdges?: boolean } = {},
 ): Box[] {
   const cols = Math.floor(width / CELL_W);
   const rows = Math.floor(height / CELL_H);
@@ -39,10 +45,23 @@ export function barRegions(
     }
   }
   // Regions of bar cells; a symbol is many cells wide, several high, and mostly bars.
+  const isSymbol = (c0: number, r0: number, c1: number, r1: number, area: number) =>
+    c1 - c0 >= minCells &&
+    r1 - r0 >= 3 &&
+    area >= (c1 - c0) * (r1 - r0) * 0.6 &&
+    sameAllTheWayDown(grey, width, c0 * CELL_W, c1 * CELL_W, r0 * CELL_H, r1 * CELL_H);
   const out: Box[] = [];
-  for (const { x0: c0, y0: r0, x1: c1, y1: r1, area } of darkComponents(bar, cols, rows, 1)) {
-    if (c1 - c0 < minCells || r1 - r0 < 3 || area < (c1 - c0) * (r1 - r0) * 0.6) continue;
-    if (!sameAllTheWayDown(grey, width, c0 * CELL_W, c1 * CELL_W, r0 * CELL_H, r1 * CELL_H)) continue;
+  for (const component of darkComponents(bar, cols, rows, 1)) {
+    let { x0: c0, y0: r0, x1: c1, y1: r1 } = component;
+    if (!isSymbol(c0, r0, c1, r1, component.area)) {
+      if (!trimEdges) continue;
+      // A label's dark edge (its border, or the shelf beside a crop) is one tall run of "bar" cells:
+      // touching the symbol, it joins it into a region too sparse, or too tall for the two profiles
+      // to match, and the symbol was left for tesseract to read as junk over the name beside it.
+      // The region's thin rows and columns are taken off its edges and what is left tried again.
+      ({ c0, r0, c1, r1 } = trimmed(bar, cols, c0, r0, c1, r1));
+      if (!isSymbol(c0, r0, c1, r1, barCells(bar, cols, c0, r0, c1, r1))) continue;
+    }
     out.push({
       x0: Math.max(0, (c0 - 1) * CELL_W),
       y0: Math.max(0, (r0 - 1) * CELL_H),
@@ -90,4 +109,27 @@ function sameAllTheWayDown(grey: Uint8Array, width: number, x0: number, x1: numb
   let crossings = 0;
   for (let i = 1; i < n; i++) if (a[i - 1]! < ma !== a[i]! < ma) crossings++;
   return best > 0.7 && crossings >= Math.max(12, n / 10);
+}
+
+/** Bar cells (zeros of the mask) inside the cell box. */
+function barCells(bar: Uint8Array, cols: number, c0: number, r0: number, c1: number, r1: number): number {
+  let n = 0;
+  for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) if (bar[r * cols + c] === 0) n++;
+  return n;
+}
+
+/**
+ * The cell box without its thin edges: rows at its top and bottom holding under half as many bar
+ * cells as its fullest row, then columns at its sides that are bars in under half of the rows left.
+ */
+function trimmed(bar: Uint8Array, cols: number, c0: number, r0: number, c1: number, r1: number) {
+  const row = (r: number) => barCells(bar, cols, c0, r, c1, r + 1);
+  let fullest = 0;
+  for (let r = r0; r < r1; r++) fullest = Math.max(fullest, row(r));
+  while (r1 > r0 && row(r0) < fullest / 2) r0++;
+  while (r1 > r0 && row(r1 - 1) < fullest / 2) r1--;
+  const col = (c: number) => barCells(bar, cols, c, r0, c + 1, r1);
+  while (c1 > c0 && col(c0) < (r1 - r0) / 2) c0++;
+  while (c1 > c0 && col(c1 - 1) < (r1 - r0) / 2) c1--;
+  return { c0, r0, c1, r1 };
 }

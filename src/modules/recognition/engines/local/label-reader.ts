@@ -88,7 +88,7 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prep
   // channel too): tesseract reads dark print on light, so such a crop is turned over. Paper is most
   // of a label, so its median says which it is.
   if (median(data) < 110) for (let i = 0; i < data.length; i++) data[i] = 255 - data[i]!;
-  const bars = barRegions(data, info.width, info.height);
+  const bars = barRegions(data, info.width, info.height, { trimEdges: true });
   for (const b of bars) for (let y = b.y0; y < b.y1; y++) data.fill(255, y * info.width + b.x0, y * info.width + b.x1);
   const toImage = (b: Box): Box => ({
     x0: left + b.x0 / scale,

@@ -24,6 +24,18 @@ function round2(v: number) {
   return Math.round(v * 100) / 100;
 }
 
+/**
+ * A price by the measure (`£0.83 per 100g`, `0,20 € / kg`, `100g = 0,20 €`), printed small under the
+ * label's own price: not the product's price, nor an offer's second one. Tesseract left it out while
+ * a label's symbol was read as junk beside it; read, it made `£1.65 … £0.83 per 100g` an offer.
+ */
+function unitPrice(text: string, start: number, end: number): boolean {
+  return (
+    /^\s?(?:per\b|\/\s?\d*\s?(?:k?g|m?l|cl|ltr|lb|oz)\b)/i.test(text.slice(end)) ||
+    /\d\s?(?:k?g|m?l|cl|l|ltr)\s?=\s?$/i.test(text.slice(0, start))
+  );
+}
+
 /** Reads the prices on one label's text. Returns null when the text holds no price. */
 export function parseLabelPrices(text: string): LabelPrice | null {
   const normalized = text.replace(/[Oo](?=\d)|(?<=\d)[Oo]/g, '0').replace(/\s+/g, ' ');
@@ -41,6 +53,7 @@ export function parseLabelPrices(text: string): LabelPrice | null {
   const amounts: number[] = [];
   for (const m of rest.matchAll(AMOUNT)) {
     const g = m.groups!;
+    if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
     if (g.pence) {
       amounts.push(Number(g.pence) / 100);
       currency ??= 'GBP';
