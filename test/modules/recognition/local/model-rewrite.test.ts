@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import {
+  foldConvAffine,
+  fuseHardSwish,
+  modelOps,
+  simplifyModel,
+} from '../../../../src/modules/recognition/engines/local/paddle/model-rewrite.js';
+import { paddleModelFiles } from '../../../../src/modules/recognition/engines/local/paddle/model-files.js';
+
+const count = (ops: string[], op: string) => ops.filter((o) => o === op).length;
+
+/** A fixed input of the given shape, values in [-2, 2) from a seeded generator. */
+function input(shape: number[]): Tensor {
+  let seed = 7;
+  const data = new Float32Array(shape.reduce((a, b) => a * b)).map(
+    () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 4,
+  );
+  return new Tensor('float32', data, shape);
+}
+
+async function run(model: Uint8Array, tensor: Tensor): Promise<Float32Array> {
+  const session = await InferenceSession.create(model, { intraOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  try {
+    const out = await session.run({ [session.inputNames[0]!]: tensor });
+    return out[session.outputNames[0]!]!.data as Float32Array;
+  } finally {
+    await session.release();
+  }
+}
+
+describe('PP-OCRv4 models simplified for onnxruntime (model-rewrite.ts)', () => {
+  const files = paddleModelFiles();
+  for (const [name, path, groups, affines, shape] of [
+    ['detector', files.detectionPath, 24, 28, [1, 3, 96, 128]],
+    ['recogniser', files.recognitionPath, 28, 28, [1, 3, 48, 96]],
+  ] as const) {
+    it(`makes each of the ${name}'s four-node hard-swishes two nodes, with the same outputs`, async () => {
+      const original = readFileSync(path);
+      const before = modelOps(original);
+      const { model, fused } = fuseHardSwish(original);
+      const after = modelOps(model);
+      assert.equal(fused, groups);
+      // Every Clip was a hard-swish's; each group's Add, Clip, Mul, Div (and its constants) went,
+      // a HardSigmoid and a Mul came.
+      assert.equal(count(before, 'Clip'), groups);
+      assert.equal(count(after, 'Clip'), 0);
+      assert.equal(count(after, 'HardSigmoid') - count(before, 'HardSigmoid'), groups);
+      assert.equal(count(after, 'Div'), count(before, 'Div') - groups);
+      assert.equal(count(after, 'Add'), count(before, 'Add') - groups);
+      assert.equal(count(after, 'Mul'), count(before, 'Mul'));
+      assert.ok(count(after, 'Constant') < count(before, 'Constant'));
+      // Rewritten again, nothing is left to fuse.
+      assert.equal(fuseHardSwish(model).fused, 0);
+      const tensor = input([...shape]);
+      const [a, b] = [await run(original, tensor), await run(model, tensor)];
+      assert.equal(a.length, b.length);
+      let worst = 0;
+      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+      assert.ok(worst < 1e-4, `largest difference ${worst}`);
+    });
+
+    it(`folds the ${name}'s scalar affine after a convolution into it, with the same outputs`, async () => {
+      const original = readFileSync(path);
+      const { model, folded } = foldConvAffine(original);
+      assert.equal(folded, affines);
+      const before = modelOps(original);
+      const after = modelOps(model);
+      assert.equal(count(after, 'Conv'), count(before, 'Conv'));
+      assert.equal(count(after, 'Mul'), count(before, 'Mul') - affines);
+      assert.equal(count(after, 'Add'), count(before, 'Add') - affines);
+      assert.equal(foldConvAffine(model).folded, 0);
+      // Both rewrites, as PaddleOcr loads the models.
+      const both = simplifyModel(original);
+      assert.deepEqual([both.hardSwish, both.convAffine], [groups, affines]);
+      const tensor = input([...shape]);
+      const [a, b] = [await run(original, tensor), await run(both.model, tensor)];
+      let worst = 0;
+      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+      assert.ok(worst < 1e-4, `largest difference ${worst}`);
+    });
+  }
+
+  it('hands back bytes with no graph as they are', () => {
+    const bytes = Uint8Array.from([8, 7]); // ir_version 7 and nothing else
+    assert.deepEqual(fuseHardSwish(bytes), { model: bytes, fused: 0 });
+    assert.deepEqual(foldConvAffine(bytes), { model: bytes, folded: 0 });
+  });
+});
