@@ -42,7 +42,7 @@ describe('label price parser', () => {
     });
   });
 
-  it('leaves out a price by the measure, printed under the label\'s own (D310)', () => {
+  it("leaves out a price by the measure, printed under the label's own (D310)", () => {
     // Tuning seeds' labels as tesseract reads them once their symbol is blanked (seeds 8642, 2468, 4711).
     const plain = (price: number, currency: string) => ({
       price,
