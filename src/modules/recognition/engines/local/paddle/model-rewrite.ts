@@ -183,8 +183,7 @@ function foldConvAffineIn(model: Model): number {
     for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
   }
   const outs = graphOutputs(model);
-  const only = (name: string, n: Node) =>
-    users.get(name)?.length === 1 && users.get(name)![0] === n && !outs.has(name);
+  const only = (name: string, n: Node) => users.get(name)?.length === 1 && users.get(name)![0] === n && !outs.has(name);
   const scalar = (name: string) => {
     const t = constantTensor(producer.get(name));
     return t && t.values.length === 1 ? t.values[0]! : undefined;
