@@ -65,10 +65,8 @@ function constantTensor(n: Node | undefined): { dims: number[]; values: Float32A
 
 /** The single float a Constant node holds, or undefined. */
 function scalarOf(n: Node | undefined): number | undefined {
-  if (!n || op(n) !== 'Constant' || domain(n) !== '') return undefined;
-  const t = n.attribute?.find((a) => a.name === 'value')?.t;
-  const values = t && floatsOf(t);
-  return values?.length === 1 ? values[0] : undefined;
+  const t = constantTensor(n);
+  return t?.values.length === 1 ? t.values[0] : undefined;
 }
 
 function floatAttribute(n: Node, name: string): number | undefined {
@@ -184,9 +182,15 @@ function foldConvAffineIn(model: Model): number {
   }
   const outs = graphOutputs(model);
   const only = (name: string, n: Node) => users.get(name)?.length === 1 && users.get(name)![0] === n && !outs.has(name);
-  const scalar = (name: string) => {
-    const t = constantTensor(producer.get(name));
-    return t && t.values.length === 1 ? t.values[0]! : undefined;
+  /** The node of type `opType` that alone reads `name`, or undefined. */
+  const soleUser = (name: string, opType: string) => {
+    const n = users.get(name)?.[0];
+    return n && only(name, n) && op(n) === opType && domain(n) === '' ? n : undefined;
+  };
+  /** `n`'s operand other than `from`, and the single number it holds where a Constant gives one. */
+  const otherOperand = (n: Node, from: string) => {
+    const name = inputs(n)[0] === from ? inputs(n)[1] : inputs(n)[0];
+    return { name: name!, value: name === undefined ? undefined : scalarOf(producer.get(name)) };
   };
   const replaced = new Map<Node, Node[]>();
   const taken = new Set<string>();
@@ -194,16 +198,14 @@ function foldConvAffineIn(model: Model): number {
   for (const conv of nodes) {
     if (op(conv) !== 'Conv' || domain(conv) !== '' || outputs(conv).length !== 1 || replaced.has(conv)) continue;
     const y = outputs(conv)[0]!;
-    const mul = users.get(y)?.[0];
-    if (!mul || !only(y, mul) || op(mul) !== 'Mul' || domain(mul) !== '') continue;
-    const sName = inputs(mul)[0] === y ? inputs(mul)[1] : inputs(mul)[0];
-    const s = sName === undefined ? undefined : scalar(sName);
+    const mul = soleUser(y, 'Mul');
+    if (!mul) continue;
+    const { name: sName, value: s } = otherOperand(mul, y);
     if (s === undefined) continue;
     const scaled = outputs(mul)[0]!;
-    const add = users.get(scaled)?.[0];
-    if (!add || !only(scaled, add) || op(add) !== 'Add' || domain(add) !== '') continue;
-    const tName = inputs(add)[0] === scaled ? inputs(add)[1] : inputs(add)[0];
-    const t = tName === undefined ? undefined : scalar(tName);
+    const add = soleUser(scaled, 'Add');
+    if (!add) continue;
+    const { name: tName, value: t } = otherOperand(add, scaled);
     if (t === undefined) continue;
     const [x, wName, bName] = inputs(conv);
     const wNode = wName === undefined ? undefined : producer.get(wName);
@@ -218,7 +220,7 @@ function foldConvAffineIn(model: Model): number {
     const result = outputs(add)[0]!;
     const wNew = `${result}.folded_w`;
     const bNew = `${result}.folded_b`;
-    taken.add(sName!).add(tName!);
+    taken.add(sName).add(tName);
     replaced.set(wNode!, [makeConstant(wNew, w.dims, weights)]);
     if (bNode) replaced.set(bNode, []);
     replaced.set(mul, []);
