@@ -1,6 +1,6 @@
 import { ApplicationFailure, log, Context } from '@temporalio/activity';
 import type { Config } from '../src/config.js';
-import { ImageError } from '../src/modules/analyses/image-fetcher.js';
+import { ImageError, type ImageFetchOptions } from '../src/modules/analyses/image-fetcher.js';
 import { RecognitionRejectedError, type Recognizer } from '../src/modules/recognition/recognizer.js';
 import type { Services } from '../src/services.js';
 import type { Commands } from '../src/commands.js';
@@ -17,6 +17,14 @@ export type AnalysisActivityDeps = {
   recognizer: () => Promise<Recognizer>;
 };
 
+/** An image's refusal as the workflow takes it (its code as the failure's type); anything else as it is. */
+function imageFailure(analysisId: string, err: unknown): unknown {
+  if (!(err instanceof ImageError)) return err;
+  // The client sees the public message; what exactly happened (addresses, resolver and socket errors) is logged here only.
+  if (err.detail) log.warn('image fetch failed', { analysisId, code: err.code, detail: err.detail });
+  return ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: !err.retryable });
+}
+
 /** Activities of the analysis workflows: each calls one service (in its own MikroORM context, index.ts). */
 export function createAnalysisActivities({
   services,
@@ -24,6 +32,24 @@ export function createAnalysisActivities({
   config,
   recognizer,
 }: AnalysisActivityDeps): AnalysisActivities {
+  /** How a photo is fetched; `timeoutMs` what is left of the fetch's time on a retried attempt. */
+  async function fetchOptions(timeoutMs?: number): Promise<ImageFetchOptions> {
+    // A recognizer that decodes every photo in full refuses one that does not decode, with this
+    // fetch's code and message: the fetch does not decode it a second time (D282). One that could not
+    // be made leaves the decode here (its own failure is recognition's to report, as before).
+    const decodedByRecognizer = await recognizer().then(
+      (r) => r.decodesEveryPhoto === true,
+      () => false,
+    );
+    return {
+      decodeInFull: !decodedByRecognizer,
+      maxBytes: config.IMAGE_MAX_BYTES,
+      timeoutMs: timeoutMs ?? config.IMAGE_FETCH_TIMEOUT_MS,
+      allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
+      maxPixels: config.IMAGE_MAX_PIXELS,
+    };
+  }
+
   return {
     async fetchImage({ analysisId, previewLater }) {
       // IMAGE_FETCH_TIMEOUT_MS is the fetch's time, its retries included: each attempt gets what is
@@ -37,29 +63,13 @@ export function createAnalysisActivities({
           message: 'The image host did not answer in time.',
           nonRetryable: true,
         });
-      // A recognizer that decodes every photo in full refuses one that does not decode, with this
-      // fetch's code and message: the fetch does not decode it a second time (D282). One that could not
-      // be made leaves the decode here (its own failure is recognition's to report, as before).
-      const decodedByRecognizer = await recognizer().then(
-        (r) => r.decodesEveryPhoto === true,
-        () => false,
-      );
       try {
         return await services.analysisProcessing.prepareImage(analysisId, {
-          decodeInFull: !decodedByRecognizer,
-          maxBytes: config.IMAGE_MAX_BYTES,
-          timeoutMs: attempt > 1 ? Math.min(left, config.IMAGE_FETCH_TIMEOUT_MS) : config.IMAGE_FETCH_TIMEOUT_MS,
-          allowPrivate: config.ALLOW_PRIVATE_NETWORK_FETCH,
-          maxPixels: config.IMAGE_MAX_PIXELS,
+          ...(await fetchOptions(attempt > 1 ? Math.min(left, config.IMAGE_FETCH_TIMEOUT_MS) : undefined)),
           previewLater,
         });
       } catch (err) {
-        if (err instanceof ImageError) {
-          // The client sees the public message; what exactly happened (addresses, resolver and socket errors) is logged here only.
-          if (err.detail) log.warn('image fetch failed', { analysisId, code: err.code, detail: err.detail });
-          throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: !err.retryable });
-        }
-        throw err;
+        throw imageFailure(analysisId, err);
       }
     },
 
@@ -70,12 +80,16 @@ export function createAnalysisActivities({
       const every = Math.max(250, Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 20_000) / 4));
       const heartbeat = setInterval(() => ctx.heartbeat(), every);
       try {
-        return await services.analysisProcessing.recognize(
-          analysisId,
-          runIndex,
-          await recognizer(),
-          ctx.cancellationSignal,
-        );
+        return await services.analysisProcessing
+          .recognize(analysisId, runIndex, await recognizer(), {
+            signal: ctx.cancellationSignal,
+            // Where no copy of the photo was stored (its fetching worker died before the write beside
+            // recognition committed, D335), the pass fetches it again, with a fetch's own time and refusals.
+            refetch: await fetchOptions(),
+          })
+          .catch((err: unknown) => {
+            throw imageFailure(analysisId, err);
+          });
       } catch (err) {
         if (err instanceof RecognitionRejectedError) {
           throw ApplicationFailure.create({

@@ -71,6 +71,11 @@ export const metrics = {
     help: 'Recognition passes that read their photo back from the database (the process that fetched it did not run them, or had let it go).',
     registers,
   }),
+  photosFetchedAgain: new Counter({
+    name: 'shelf_photos_fetched_again_total',
+    help: 'Photos fetched from their URL a second time for a recognition pass that found no stored copy (the fetching worker died before its write committed, decisions.md D335).',
+    registers,
+  }),
   webhookAttempts: new Counter({
     name: 'shelf_webhook_attempts_total',
     help: 'Webhook and callback delivery attempts, by outcome and status class (2xx…5xx, or none).',

@@ -22,7 +22,7 @@ import { Analysis } from './analysis.entity.js';
 import { AnalysisRun } from './analysis-run.entity.js';
 import { ImageBlob } from './image-blob.entity.js';
 import { fetchImage, type FetchedImage, type ImageFetchOptions } from './image-fetcher.js';
-import { KeptPhotos } from './kept-photos.js';
+import { KeptPhotos, type KeptPhoto } from './kept-photos.js';
 import { metrics } from '../../lib/metrics.js';
 import { afterCommit } from '../../db/after-commit.js';
 import type { AnalysisOutcome, PreparedImage } from '../../temporal/contracts/analysis.js';
@@ -59,12 +59,23 @@ const CATALOGUES_KEPT = 50;
  * photos accepted (IMAGE_MAX_BYTES, 15 MiB), or some twenty 3 MB shelf photos waiting for a thread.
  */
 const KEPT_PHOTO_BYTES = 64 * 1024 * 1024;
+/**
+ * Photos whose write to PostgreSQL may go on beside recognition, in bytes (decisions.md D335): past
+ * this a fetch waits for its own write, as before, so a batch's backlog of fetches cannot hold more
+ * than this in memory waiting for connections.
+ */
+const WRITES_BESIDE_BYTES = 64 * 1024 * 1024;
 
 /** Domain work of one analysis, called by its workflow's activities. Every step is idempotent. */
 export class AnalysisProcessingService {
   private readonly catalogues = new Map<string, CachedCatalogue>();
   /** The photos this process fetched, handed to its own recognition passes (decisions.md D245). */
   private readonly kept = new KeptPhotos(KEPT_PHOTO_BYTES);
+  /** Photos' writes going on beside recognition (D335), by analysis, and their bytes. */
+  private readonly writing = new Map<string, Promise<void>>();
+  private writingBytes = 0;
+  /** Photos fetched again for passes that found no stored copy (photoOf), by analysis. */
+  private readonly refetching = new Map<string, Promise<KeptPhoto>>();
 
   constructor(
     private readonly em: EntityManager,
@@ -99,10 +110,17 @@ export class AnalysisProcessingService {
     // Stored while the fetch decodes the photo in full (fetchImage's `keep`): the write waits on the
     // database, the decode on libvips' threads. A photo the decode refuses fails the analysis, whose
     // end deletes what was stored (fail, or storePreview after it). With `decodeInFull` false the
-    // recognizer's own decode is the one that refuses it (D282), and the same end deletes it.
+    // recognizer's own decode is the one that refuses it (D282), and nothing is decoded here: the write
+    // was all the fetch step waited on (35–45 ms a MB here), so the write goes on beside recognition
+    // (D335), and so it does beside a decode.
     const image = await fetchImage(analysis.imageUrl, {
       ...opts,
-      keep: opts.previewLater ? (fetched) => throughDatabaseRestart(() => blobs.store(blobOf(fetched))) : undefined,
+      keep: opts.previewLater
+        ? (fetched) =>
+            this.writingBytes + fetched.bytes.length <= WRITES_BESIDE_BYTES
+              ? this.writeBeside(analysisId, fetched.bytes.length, (b) => b.store(blobOf(fetched)))
+              : throughDatabaseRestart(() => blobs.store(blobOf(fetched)))
+        : undefined,
       // Histories made before previewLater make the preview from the photo here: it is decoded here.
       decodeInFull: opts.decodeInFull !== false || !opts.previewLater,
     });
@@ -129,6 +147,48 @@ export class AnalysisProcessingService {
   }
 
   /**
+   * Starts the photo's write and answers once its transaction holds the photo's write lock (or the
+   * write failed first), without waiting for the write itself. In this process what reads the stored
+   * copy waits for the write (written): a pass without the kept photo, and the preview, which replaces
+   * the row. A pass elsewhere waits on the lock (photoOf). A worker killed before it commits loses only
+   * the write: the lock goes with its connection, and a pass that finds no copy fetches the photo again.
+   */
+  private writeBeside(
+    analysisId: string,
+    bytes: number,
+    write: (blobs: ImageBlobRepository) => Promise<void>,
+  ): Promise<void> {
+    let locked!: () => void;
+    const lockHeld = new Promise<void>((resolve) => (locked = resolve));
+    this.writingBytes += bytes;
+    const done = throughDatabaseRestart(() =>
+      this.em.transactional(async (em) => {
+        const blobs = em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
+        await blobs.lockForWrite(analysisId);
+        locked();
+        await write(blobs);
+      }),
+    ).finally(() => {
+      this.writingBytes -= bytes;
+      if (this.writing.get(analysisId) === done) this.writing.delete(analysisId);
+    });
+    this.writing.set(analysisId, done);
+    // Awaited (and its failure seen) by written(); not an unhandled rejection meanwhile.
+    done.catch(() => {});
+    return Promise.race([lockHeld, done]);
+  }
+
+  /** This process's write of the analysis' photo, if one is going on, finished (or failed: then false). */
+  private async written(analysisId: string): Promise<boolean> {
+    const write = this.writing.get(analysisId);
+    if (!write) return true;
+    return write.then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
    * The console's preview of a finished analysis, made from its stored photo, which is then deleted,
    * in one statement: run again (a retried activity) it finds no photo and does nothing. A photo that
    * no longer decodes (it did for recognition) gets no preview, and is deleted all the same.
@@ -140,6 +200,8 @@ export class AnalysisProcessingService {
     // not read back (a bytea read, 25–50 ms for a real photo, D245). Otherwise the stored copy, as before.
     const kept = this.kept.get(analysisId);
     this.kept.drop(analysisId);
+    // The row must be there to be replaced by the preview (a write beside recognition may still be going on).
+    await this.written(analysisId);
     const stored = kept
       ? await blobs.ownerOfFinished(analysisId).then((owner) => owner && { ...owner, bytes: kept.bytes })
       : await blobs.ofFinished(analysisId);
@@ -218,9 +280,9 @@ export class AnalysisProcessingService {
     analysisId: string,
     runIndex: number,
     recognizer: Recognizer,
-    signal?: AbortSignal,
+    { signal, refetch }: { signal?: AbortSignal; refetch?: ImageFetchOptions } = {},
   ): Promise<{ productCount: number }> {
-    const photo = this.kept.get(analysisId) ?? (await this.storedPhoto(analysisId));
+    const photo = this.kept.get(analysisId) ?? (await this.photoOf(analysisId, refetch));
     const started = Date.now();
     const products = await recognizer.recognize({
       image: photo.bytes,
@@ -248,12 +310,45 @@ export class AnalysisProcessingService {
   }
 
   /**
+   * The photo for a pass that has no kept copy: as the fetch stored it (once any write of it going on
+   * here is done), or, where no copy was stored (the fetching worker was killed before its write beside
+   * recognition committed, D335), fetched again from its URL with `refetch`, once for this process's
+   * passes, and stored as the fetch stores it.
+   */
+  private async photoOf(analysisId: string, refetch?: ImageFetchOptions): Promise<KeptPhoto> {
+    await this.written(analysisId);
+    const stored = await this.storedPhoto(analysisId, { afterWrite: true });
+    if (stored) return stored;
+    if (!refetch) throw new Error(`no stored image for ${analysisId}`);
+    let fetching = this.refetching.get(analysisId);
+    if (!fetching) {
+      fetching = this.fetchAgain(analysisId, refetch).finally(() => this.refetching.delete(analysisId));
+      this.refetching.set(analysisId, fetching);
+    }
+    return fetching;
+  }
+
+  private async fetchAgain(analysisId: string, refetch: ImageFetchOptions): Promise<KeptPhoto> {
+    metrics.photosFetchedAgain.inc();
+    const prepared = await this.prepareImage(analysisId, { ...refetch, previewLater: true });
+    if ('alreadyFinal' in prepared) throw new Error(`analysis ${analysisId} is no longer processing`);
+    const kept = this.kept.get(analysisId);
+    if (kept) return kept;
+    await this.written(analysisId);
+    const stored = await this.storedPhoto(analysisId);
+    if (!stored) throw new Error(`no stored image for ${analysisId}`);
+    return stored;
+  }
+
+  /**
    * The photo as the fetch stored it, and whose it is, in one round trip (a pass needs nothing else of
    * the analysis): for a pass this process did not fetch, or whose photo it has let go.
    */
-  private async storedPhoto(analysisId: string) {
-    const blob = await this.em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob).forRecognition(analysisId);
-    if (!blob) throw new Error(`no stored image for ${analysisId}`);
+  private async storedPhoto(analysisId: string, read: { afterWrite?: boolean } = {}): Promise<KeptPhoto | undefined> {
+    const blob = await this.em
+      .getRepository<ImageBlob, ImageBlobRepository>(ImageBlob)
+      .forRecognition(analysisId, read);
+    if (!blob) return undefined;
     metrics.storedPhotoReads.inc();
     return {
       bytes: blob.bytes,

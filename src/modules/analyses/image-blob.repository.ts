@@ -1,4 +1,4 @@
-import { EntityRepository } from '@mikro-orm/postgresql';
+import { EntityRepository, type EntityManager } from '@mikro-orm/postgresql';
 import { preparedSql, sql } from '../../db/sql.js';
 import type { ImageBlob } from './image-blob.entity.js';
 
@@ -9,6 +9,14 @@ const STORE_PREVIEW = `insert into analysis_images (analysis_id, organisation_id
 
 const STORE_BLOB = `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
          on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`;
+
+/**
+ * The advisory lock a photo's write beside recognition holds until it commits (decisions.md D335): the
+ * first key names what it locks, the second the analysis. A pass elsewhere that finds no stored copy
+ * waits on it, so that it reads the copy being written rather than fetching the photo again.
+ */
+const WRITE_LOCK = `select pg_advisory_xact_lock(335, hashtext(?))`;
+const WAIT_FOR_WRITE = `select pg_advisory_xact_lock_shared(335, hashtext(?))`;
 
 export type BlobRow = { analysisId: string; contentType: string; width: number; height: number; bytes: Buffer };
 export type PreviewRow = { organisationId: string; width: number; height: number; data: Buffer };
@@ -22,6 +30,14 @@ export type PreviewRow = { organisationId: string; width: number; height: number
 export class ImageBlobRepository extends EntityRepository<ImageBlob> {
   async store(b: BlobRow): Promise<void> {
     await preparedSql(this.getEntityManager(), STORE_BLOB, [b.analysisId, b.contentType, b.width, b.height, b.bytes]);
+  }
+
+  /**
+   * Takes the photo's write lock in this transaction (see WRITE_LOCK), for a write whose caller goes
+   * on once the lock is held: `store` in the same transaction, then its commit, release it.
+   */
+  async lockForWrite(analysisId: string): Promise<void> {
+    await sql(this.getEntityManager(), WRITE_LOCK, [analysisId]);
   }
 
   /** The photo and its preview in one statement. */
@@ -92,25 +108,35 @@ export class ImageBlobRepository extends EntityRepository<ImageBlob> {
     return rows[0]?.n ?? 0;
   }
 
-  /** The stored photo and whose it is, in one round trip: a recognition pass needs nothing else. */
+  /**
+   * The stored photo and whose it is, in one round trip: a recognition pass needs nothing else. With
+   * `afterWrite`, a photo whose write is going on (its lock held) is waited for and read once it
+   * committed; a write that never commits (its worker killed) gives nothing, as no write does.
+   */
   async forRecognition(
     analysisId: string,
+    { afterWrite = false }: { afterWrite?: boolean } = {},
   ): Promise<
     { bytes: Buffer; content_type: string; width: number; height: number; organisation_id: string } | undefined
   > {
-    const [blob] = await sql<{
-      bytes: Buffer;
-      content_type: string;
-      width: number;
-      height: number;
-      organisation_id: string;
-    }>(
-      this.getEntityManager(),
-      `select b.bytes, b.content_type, b.width, b.height, a.organisation_id
-         from image_blobs b join analyses a on a.id = b.analysis_id
-        where b.analysis_id = ?`,
-      [analysisId],
-    );
-    return blob;
+    const read = async (em: EntityManager) => {
+      if (afterWrite) await sql(em, WAIT_FOR_WRITE, [analysisId]);
+      const [blob] = await sql<{
+        bytes: Buffer;
+        content_type: string;
+        width: number;
+        height: number;
+        organisation_id: string;
+      }>(
+        em,
+        `select b.bytes, b.content_type, b.width, b.height, a.organisation_id
+           from image_blobs b join analyses a on a.id = b.analysis_id
+          where b.analysis_id = ?`,
+        [analysisId],
+      );
+      return blob;
+    };
+    // The shared lock is transaction-scoped: it is let go with the read's own transaction.
+    return afterWrite ? this.getEntityManager().transactional(read) : read(this.getEntityManager());
   }
 }

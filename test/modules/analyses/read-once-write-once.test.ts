@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { RequestContext } from '@mikro-orm/core';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from '../../../src/db/sql.js';
@@ -49,6 +50,7 @@ describe('issue 39: a photo is read once per run, the products written once when
       '/handed.png': { body: await pngOfWidth(130) },
       '/control.png': { body: await pngOfWidth(120) },
       '/interrupted.png': { body: await pngOfWidth(120) },
+      '/beside.png': { body: await pngOfWidth(140) },
     });
     recognizer = new ScriptedRecognizer(({ runIndex, image }) => {
       given?.push(Buffer.from(image));
@@ -161,6 +163,70 @@ describe('issue 39: a photo is read once per run, the products written once when
           db(),
           `drop trigger replace_${tag} on image_blobs; drop function replace_${tag}(); drop sequence replaced_${tag};`,
         );
+      }
+    },
+  );
+
+  it(
+    "the photo's write goes on beside recognition: the passes and the result do not wait for it (D335)",
+    { timeout: 180_000 },
+    async () => {
+      const org = await createTestOrg(api.runtime, { credits: 5 });
+      // This organisation's photo writes wait on an advisory lock the test holds, on a connection of
+      // its own: a fetch that waited for its write would hold every pass back until it is let go.
+      const tag = org.id.replace(/[^a-z0-9]/gi, '_').toLowerCase();
+      const holder = api.runtime.orm.em.fork().getConnection();
+      const held = await holder.getKnex().client.acquireConnection();
+      await held.query('select pg_advisory_lock(335335)');
+      await sql(
+        db(),
+        `create function hold_${tag}() returns trigger language plpgsql as $$
+         begin
+           if exists (select 1 from analyses where id = new.analysis_id and organisation_id = '${org.id}') then
+             perform pg_advisory_xact_lock_shared(335335);
+           end if;
+           return new;
+         end $$;
+         create trigger hold_${tag} before insert or update on image_blobs for each row execute function hold_${tag}();`,
+      );
+      let released = false;
+      const release = async () => {
+        if (released) return;
+        released = true;
+        await held.query('select pg_advisory_unlock(335335)');
+      };
+      try {
+        given = [];
+        const id = await submit(org, '/beside.png');
+        await waitFor('the three passes, the write still held', async () => given!.length === 3);
+        // The client's result is out while the photo is still not stored.
+        const status = await waitFor('the analysis completed', async () => {
+          const res = await api.request('GET', `/analyses/${id}`, { key: org.keys.read });
+          return res.body.data.status === 'completed' && res.body.data.status;
+        });
+        assert.equal(status, 'completed');
+        const [stored] = await sql<{ n: number }>(
+          db(),
+          `select count(*)::int as n from image_blobs where analysis_id = ?`,
+          [id],
+        );
+        assert.equal(stored!.n, 0, 'the write is still held');
+        await release();
+        assert.equal((await finished(id)).status, 'completed');
+        // The preview, after the result, waited for the write (its row is what it replaces).
+        const previews = await waitFor('the preview', async () => {
+          const rows = await sql<{ width: number }>(db(), `select width from analysis_images where analysis_id = ?`, [
+            id,
+          ]);
+          return rows.length > 0 && rows;
+        });
+        assert.deepEqual(previews, [{ width: 140 }]);
+        assert.equal(host.hits.get('/beside.png'), 1);
+      } finally {
+        given = null;
+        await release();
+        await holder.getKnex().client.releaseConnection(held);
+        await sql(db(), `drop trigger hold_${tag} on image_blobs; drop function hold_${tag}();`);
       }
     },
   );
@@ -327,4 +393,123 @@ describe('issue 39: finalize whose commit landed but whose worker died before re
       }
     },
   );
+});
+
+describe('issue 39: a pass that finds no stored copy of the photo fetches it again (D335)', () => {
+  let api: TestApi;
+  let host: ImageHost;
+  const served = pngOfWidth(150);
+
+  before(async () => {
+    // No worker polls this prefix: the analyses stay processing, and the passes here are the service's
+    // own, in a process that never fetched their photos (as a worker that took over from one killed
+    // before its write beside recognition committed).
+    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('refetch'), ANALYSIS_RUNS: 3 });
+    host = await startImageHost({
+      '/again.png': { body: await served },
+      '/gone.png': { status: 404, body: 'gone' },
+      '/held.png': { body: await served },
+    });
+  });
+  after(async () => {
+    await host?.close();
+    await api?.close();
+  });
+
+  const refetch = { maxBytes: 10_000_000, timeoutMs: 10_000, allowPrivate: true, decodeInFull: true };
+  /** One recognition pass as the activity runs it: in a context of its own (activities/index.ts). */
+  const pass = (id: string, runIndex: number, recognizer: ScriptedRecognizer) =>
+    RequestContext.create(api.runtime.orm.em, () =>
+      api.runtime.services.analysisProcessing.recognize(id, runIndex, recognizer, { refetch }),
+    );
+
+  it('once for the passes of a process, and stored as the fetch stores it', { timeout: 120_000 }, async () => {
+    const org = await createTestOrg(api.runtime, { credits: 5 });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/again.png') },
+    });
+    assert.equal(res.status, 202, res.text);
+    const id = res.body.data.id as string;
+    const given: Buffer[] = [];
+    const recognizer = new ScriptedRecognizer(({ image }) => {
+      given.push(Buffer.from(image));
+      return [product({ brand: 'Heinz', description: 'Baked Beans 415g', units: 1, price: 0.95, currency: 'GBP' })];
+    });
+    const passes = await Promise.all([0, 1, 2].map((runIndex) => pass(id, runIndex, recognizer)));
+    assert.deepEqual(passes, [{ productCount: 1 }, { productCount: 1 }, { productCount: 1 }]);
+    assert.equal(host.hits.get('/again.png'), 1, 'one fetch for the three passes');
+    const photo = await served;
+    for (const image of given) assert.ok(image.equals(photo), 'each pass was given the photo the host served');
+    const stored = await waitFor('the stored copy', async () => {
+      const rows = await sql<{ width: number }>(
+        api.runtime.orm.em.fork(),
+        `select width from image_blobs where analysis_id = ?`,
+        [id],
+      );
+      return rows.length > 0 && rows;
+    });
+    assert.deepEqual(stored, [{ width: 150 }]);
+    await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+  });
+
+  it(
+    'a write going on elsewhere (its lock held) is waited for and read, not fetched again',
+    { timeout: 120_000 },
+    async () => {
+      const org = await createTestOrg(api.runtime, { credits: 5 });
+      const res = await api.request('POST', '/analyses', {
+        key: org.keys.write,
+        body: { imageUrl: host.url('/held.png') },
+      });
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.data.id as string;
+      // Another worker's write beside recognition, as it stands between the fetch's answer and its commit.
+      const knex = api.runtime.orm.em.getConnection().getKnex();
+      const writer = await knex.client.acquireConnection();
+      try {
+        await writer.query('begin');
+        await writer.query('select pg_advisory_xact_lock(335, hashtext($1))', [id]);
+        const given: Buffer[] = [];
+        const recognizer = new ScriptedRecognizer(({ image }) => {
+          given.push(Buffer.from(image));
+          return [];
+        });
+        const passing = pass(id, 0, recognizer);
+        await waitFor('the pass waiting on the write', async () => {
+          const { rows } = await writer.query(
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`,
+          );
+          return rows[0].n > 0;
+        });
+        const photo = await served;
+        await writer.query(
+          `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values ($1, 'image/png', 150, 15, $2, now())`,
+          [id, photo],
+        );
+        await writer.query('commit');
+        assert.deepEqual(await passing, { productCount: 0 });
+        assert.equal(given.length, 1);
+        assert.ok(given[0]!.equals(photo), 'the pass read the copy written');
+        assert.equal(host.hits.get('/held.png') ?? 0, 0, 'not fetched again');
+      } finally {
+        await knex.client.releaseConnection(writer);
+      }
+      await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+    },
+  );
+
+  it("with the fetch's own refusal when the photo is gone", { timeout: 120_000 }, async () => {
+    const org = await createTestOrg(api.runtime, { credits: 5 });
+    const res = await api.request('POST', '/analyses', {
+      key: org.keys.write,
+      body: { imageUrl: host.url('/gone.png') },
+    });
+    assert.equal(res.status, 202, res.text);
+    const id = res.body.data.id as string;
+    const recognizer = new ScriptedRecognizer(() => []);
+    await assert.rejects(pass(id, 0, recognizer), (err: Error & { code?: string }) => err.code === 'IMAGE_HTTP_ERROR');
+    assert.equal(recognizer.calls, 0);
+    await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+  });
 });
