@@ -76,6 +76,24 @@ describe('issue 39: a photo is read once per run, the products written once when
     assert.equal(res.status, 202, res.text);
     return res.body.data.id as string;
   }
+  /**
+   * A trigger run before each write of this organisation's photos into image_blobs (`body`, plpgsql,
+   * `fn` the function's name); resolves to its removal.
+   */
+  async function onPhotoWrites(org: TestOrg, fn: string, body: string): Promise<() => Promise<void>> {
+    await sql(
+      db(),
+      `create function ${fn}() returns trigger language plpgsql as $$
+       begin
+         if exists (select 1 from analyses where id = new.analysis_id and organisation_id = '${org.id}') then
+           ${body}
+         end if;
+         return new;
+       end $$;
+       create trigger ${fn} before insert or update on image_blobs for each row execute function ${fn}();`,
+    );
+    return async () => void (await sql(db(), `drop trigger ${fn} on image_blobs; drop function ${fn}();`));
+  }
   async function finished(id: string) {
     await describeWhenStarted(api.runtime.temporal.client, id, 30_000);
     return api.runtime.temporal.client.workflow.getHandle(id).result();
@@ -114,18 +132,12 @@ describe('issue 39: a photo is read once per run, the products written once when
       // as they are written, counting the rows it replaced): a pass that read the stored copy back
       // would be given those bytes, not the photo the host served.
       const tag = org.id.replace(/[^a-z0-9]/gi, '_').toLowerCase();
-      await sql(
-        db(),
-        `create sequence replaced_${tag};
-       create function replace_${tag}() returns trigger language plpgsql as $$
-       begin
-         if exists (select 1 from analyses where id = new.analysis_id and organisation_id = '${org.id}') then
-           perform nextval('replaced_${tag}');
-           new.bytes := convert_to('not the photo', 'UTF8');
-         end if;
-         return new;
-       end $$;
-       create trigger replace_${tag} before insert or update on image_blobs for each row execute function replace_${tag}();`,
+      await sql(db(), `create sequence replaced_${tag}`);
+      const drop = await onPhotoWrites(
+        org,
+        `replace_${tag}`,
+        `perform nextval('replaced_${tag}');
+         new.bytes := convert_to('not the photo', 'UTF8');`,
       );
       try {
         const readsBefore = (await metrics.storedPhotoReads.get()).values[0]?.value ?? 0;
@@ -159,10 +171,8 @@ describe('issue 39: a photo is read once per run, the products written once when
         assert.deepEqual(previews, [{ width: 130 }], 'a preview of the served photo');
       } finally {
         given = null;
-        await sql(
-          db(),
-          `drop trigger replace_${tag} on image_blobs; drop function replace_${tag}(); drop sequence replaced_${tag};`,
-        );
+        await drop();
+        await sql(db(), `drop sequence replaced_${tag}`);
       }
     },
   );
@@ -178,17 +188,7 @@ describe('issue 39: a photo is read once per run, the products written once when
       const holder = api.runtime.orm.em.fork().getConnection();
       const held = await holder.getKnex().client.acquireConnection();
       await held.query('select pg_advisory_lock(335335)');
-      await sql(
-        db(),
-        `create function hold_${tag}() returns trigger language plpgsql as $$
-         begin
-           if exists (select 1 from analyses where id = new.analysis_id and organisation_id = '${org.id}') then
-             perform pg_advisory_xact_lock_shared(335335);
-           end if;
-           return new;
-         end $$;
-         create trigger hold_${tag} before insert or update on image_blobs for each row execute function hold_${tag}();`,
-      );
+      const drop = await onPhotoWrites(org, `hold_${tag}`, `perform pg_advisory_xact_lock_shared(335335);`);
       let released = false;
       const release = async () => {
         if (released) return;
@@ -226,7 +226,7 @@ describe('issue 39: a photo is read once per run, the products written once when
         given = null;
         await release();
         await holder.getKnex().client.releaseConnection(held);
-        await sql(db(), `drop trigger hold_${tag} on image_blobs; drop function hold_${tag}();`);
+        await drop();
       }
     },
   );
