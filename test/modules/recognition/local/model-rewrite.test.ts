@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import {
+  foldActivationAffine,
   foldConvAffine,
+  foldGateResidual,
   fuseHardSwish,
   modelOps,
   simplifyModel,
@@ -33,9 +35,9 @@ async function run(model: Uint8Array, tensor: Tensor): Promise<Float32Array> {
 
 describe('PP-OCRv4 models simplified for onnxruntime (model-rewrite.ts)', () => {
   const files = paddleModelFiles();
-  for (const [name, path, groups, affines, shape] of [
-    ['detector', files.detectionPath, 24, 28, [1, 3, 96, 128]],
-    ['recogniser', files.recognitionPath, 28, 28, [1, 3, 48, 96]],
+  for (const [name, path, groups, affines, activationAffines, gates, shape] of [
+    ['detector', files.detectionPath, 24, 28, { folded: 10, depthwise: 14 }, 8, [1, 3, 96, 128]],
+    ['recogniser', files.recognitionPath, 28, 28, { folded: 12, depthwise: 16 }, 0, [1, 3, 48, 96]],
   ] as const) {
     it(`makes each of the ${name}'s four-node hard-swishes two nodes, with the same outputs`, async () => {
       const original = readFileSync(path);
@@ -72,20 +74,58 @@ describe('PP-OCRv4 models simplified for onnxruntime (model-rewrite.ts)', () => 
       assert.equal(count(after, 'Mul'), count(before, 'Mul') - affines);
       assert.equal(count(after, 'Add'), count(before, 'Add') - affines);
       assert.equal(foldConvAffine(model).folded, 0);
-      // Both rewrites, as PaddleOcr loads the models.
-      const both = simplifyModel(original);
-      assert.deepEqual([both.hardSwish, both.convAffine], [groups, affines]);
+    });
+
+    it(`takes the ${name}'s scalar affine after each hard-swish out of Mul and Add, with the same outputs`, async () => {
+      const original = readFileSync(path);
+      // As simplifyModel orders them: the affines after a convolution are folded into it first.
+      const hardSwished = foldConvAffine(fuseHardSwish(original).model).model;
+      const { model, folded, depthwise } = foldActivationAffine(hardSwished);
+      assert.deepEqual({ folded, depthwise }, activationAffines);
+      const before = modelOps(hardSwished);
+      const after = modelOps(model);
+      // Folded ones leave no node; each of the others is one depthwise Conv in place of a Mul and an Add.
+      assert.equal(count(after, 'Mul'), count(before, 'Mul') - folded - depthwise);
+      assert.equal(count(after, 'Add'), count(before, 'Add') - folded - depthwise);
+      assert.equal(count(after, 'Conv'), count(before, 'Conv') + depthwise);
+      assert.deepEqual(foldActivationAffine(model).folded + foldActivationAffine(model).depthwise, 0);
+      // All four rewrites, as PaddleOcr loads the models.
+      const all = simplifyModel(original);
+      assert.deepEqual(
+        [all.hardSwish, all.convAffine, all.activationAffine, all.gateResidual],
+        [groups, affines, activationAffines, gates],
+      );
       const tensor = input([...shape]);
-      const [a, b] = [await run(original, tensor), await run(both.model, tensor)];
+      const [a, b] = [await run(original, tensor), await run(all.model, tensor)];
+      assert.equal(a.length, b.length);
       let worst = 0;
       for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
       assert.ok(worst < 1e-4, `largest difference ${worst}`);
     });
   }
 
+  it("moves the shortcut's Add of the detector's gated feature maps onto the gates", async () => {
+    const original = readFileSync(files.detectionPath);
+    const { model, folded } = foldGateResidual(original);
+    assert.equal(folded, 8);
+    // Each Add(x, Mul(x, g)) became Mul(x, Add(g, 1)): as many Adds and Muls, one Constant more each.
+    assert.deepEqual(
+      ['Add', 'Mul', 'Constant'].map((o) => count(modelOps(model), o) - count(modelOps(original), o)),
+      [0, 0, folded],
+    );
+    assert.equal(foldGateResidual(model).folded, 0);
+    const tensor = input([1, 3, 96, 128]);
+    const [a, b] = [await run(original, tensor), await run(model, tensor)];
+    let worst = 0;
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+    assert.ok(worst < 1e-4, `largest difference ${worst}`);
+  });
+
   it('hands back bytes with no graph as they are', () => {
     const bytes = Uint8Array.from([8, 7]); // ir_version 7 and nothing else
     assert.deepEqual(fuseHardSwish(bytes), { model: bytes, fused: 0 });
     assert.deepEqual(foldConvAffine(bytes), { model: bytes, folded: 0 });
+    assert.deepEqual(foldActivationAffine(bytes), { model: bytes, folded: 0, depthwise: 0 });
+    assert.deepEqual(foldGateResidual(bytes), { model: bytes, folded: 0 });
   });
 });

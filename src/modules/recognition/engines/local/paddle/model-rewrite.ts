@@ -6,9 +6,17 @@
  * - each hard-swish as `Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6)`: fuseHardSwish makes it
  *   `Mul(x, HardSigmoid(x; 1/6, 0.5))`, the same function in two nodes;
  * - PP-LCNetV3's learnable affine after a convolution, `Add(Mul(Conv(x, W, B), s), t)` with s and t
- *   single numbers: foldConvAffine makes it `Conv(x, W·s, B·s + t)`.
+ *   single numbers: foldConvAffine makes it `Conv(x, W·s, B·s + t)`;
+ * - the same learnable affine after each hard-swish, `Add(Mul(x, s), t)`: foldActivationAffine folds
+ *   it into the convolutions that read it where they pad nothing (`Conv(x, W·s, B + t·ΣW)`), and
+ *   elsewhere makes it a depthwise 1x1 convolution. onnxruntime runs its convolutions (and the
+ *   hard-swish, fused into them) in a blocked channel layout, and a Mul or Add with a single number
+ *   in plain layout: each such affine cost a reorder out, the Mul, the Add and a reorder back in,
+ *   four passes over the tensor, where the depthwise convolution is one, in the blocked layout;
+ * - the detector's squeeze-and-excitation with its shortcut, `Add(x, Mul(x, g))`: foldGateResidual
+ *   makes it `Mul(x, Add(g, 1))`, the Add on the gate's one number a channel.
  *
- * simplifyModel does both to a model's bytes before its session is made; the files on disk are not
+ * simplifyModel does all four to a model's bytes before its session is made; the files on disk are not
  * touched. The model is decoded and encoded with `onnx-proto` (ONNX's protobuf definitions, on
  * protobufjs); the graph's node list is rewritten, the matched nodes replaced, the rest kept as
  * decoded. The outputs stay the same up to float rounding (largest difference on the models' fixed
@@ -235,6 +243,194 @@ function foldConvAffineIn(model: Model): number {
   return folded;
 }
 
+/**
+ * The channel count of a tensor made by a Conv with constant weights, or by a hard-swish
+ * (`Mul(y, HardSigmoid(y))`) of one; undefined otherwise.
+ */
+function channelsOf(name: string, producer: Map<string, Node>): number | undefined {
+  let n = producer.get(name);
+  if (n && op(n) === 'Mul' && inputs(n).length === 2) {
+    const [a, b] = inputs(n) as [string, string];
+    const gate = producer.get(b);
+    const gateA = producer.get(a);
+    if (gate && op(gate) === 'HardSigmoid' && inputs(gate)[0] === a) n = producer.get(a);
+    else if (gateA && op(gateA) === 'HardSigmoid' && inputs(gateA)[0] === b) n = producer.get(b);
+    else return undefined;
+  }
+  if (!n || op(n) !== 'Conv' || domain(n) !== '') return undefined;
+  return constantTensor(producer.get(inputs(n)[1] ?? ''))?.dims[0];
+}
+
+function intsAttribute(n: Node, name: string): number[] | undefined {
+  const a = n.attribute?.find((x) => x.name === name);
+  return a ? (a.ints ?? []).map(int) : undefined;
+}
+
+/** Whether a Conv reads no padding: its pads all 0 (or absent) and no automatic padding. */
+function unpadded(conv: Node): boolean {
+  const autoPad = conv.attribute?.find((a) => a.name === 'auto_pad');
+  if (autoPad?.s && autoPad.s.length > 0 && Buffer.from(autoPad.s).toString() !== 'NOTSET') return false;
+  return (intsAttribute(conv, 'pads') ?? []).every((p) => p === 0);
+}
+
+function foldActivationAffineIn(model: Model): { folded: number; depthwise: number } {
+  const nodes = nodesOf(model);
+  const producer = new Map<string, Node>();
+  const users = new Map<string, Node[]>();
+  for (const n of nodes) {
+    for (const o of outputs(n)) producer.set(o, n);
+    for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
+  }
+  const outs = graphOutputs(model);
+  const replaced = new Map<Node, Node[]>();
+  const taken = new Set<string>();
+  let folded = 0;
+  let depthwise = 0;
+  for (const add of nodes) {
+    if (op(add) !== 'Add' || domain(add) !== '' || inputs(add).length !== 2 || replaced.has(add)) continue;
+    const z = outputs(add)[0]!;
+    if (outs.has(z)) continue;
+    for (const [scaled, tName] of [
+      [inputs(add)[0]!, inputs(add)[1]!],
+      [inputs(add)[1]!, inputs(add)[0]!],
+    ] as const) {
+      const t = scalarOf(producer.get(tName));
+      const mul = producer.get(scaled);
+      if (t === undefined || !mul || op(mul) !== 'Mul' || domain(mul) !== '' || inputs(mul).length !== 2) continue;
+      if (users.get(scaled)?.length !== 1 || outs.has(scaled) || replaced.has(mul)) continue;
+      const [m0, m1] = inputs(mul) as [string, string];
+      const s0 = scalarOf(producer.get(m0));
+      const [x, sName, s] = s0 !== undefined ? [m1, m0, s0] : [m0, m1, scalarOf(producer.get(m1))];
+      if (s === undefined) continue;
+      // Every reader a convolution that pads nothing, with weights and bias of its own: then
+      // Conv(s·x + t, W, B) = Conv(x, W·s, B + t·ΣW) exactly (a padded border would read 0, not t).
+      const convs = users.get(z) ?? [];
+      const ok = convs.every((c) => {
+        if (op(c) !== 'Conv' || domain(c) !== '' || inputs(c)[0] !== z || !unpadded(c) || replaced.has(c)) return false;
+        const [, wName, bName] = inputs(c);
+        const w = constantTensor(producer.get(wName ?? ''));
+        if (!w || w.dims.length < 3 || users.get(wName!)?.length !== 1) return false;
+        return !bName || (constantTensor(producer.get(bName)) !== undefined && users.get(bName)?.length === 1);
+      });
+      if (convs.length === 0 || !ok) {
+        // Elsewhere the affine becomes a depthwise 1x1 convolution: one pass over the tensor that
+        // stays in onnxruntime's blocked layout, where Mul and Add with a single number leave it
+        // (a reorder out and one back in around them: four passes).
+        const channels = channelsOf(x, producer);
+        if (channels === undefined) continue;
+        const wDw = `${z}.affine_w`;
+        const bDw = `${z}.affine_b`;
+        replaced.set(mul, [
+          makeConstant(wDw, [channels, 1, 1, 1], new Float32Array(channels).fill(s)),
+          makeConstant(bDw, [channels], new Float32Array(channels).fill(t)),
+        ]);
+        replaced.set(add, [
+          onnx.NodeProto.create({
+            input: [x, wDw, bDw],
+            output: [z],
+            name: `${z}.affine`,
+            opType: 'Conv',
+            attribute: [
+              { name: 'group', i: channels, type: onnx.AttributeProto.AttributeType.INT },
+              { name: 'kernel_shape', ints: [1, 1], type: onnx.AttributeProto.AttributeType.INTS },
+            ],
+          }),
+        ]);
+        taken.add(sName).add(tName);
+        depthwise++;
+        break;
+      }
+      for (const c of convs) {
+        const [, wName, bName] = inputs(c) as [string, string, string | undefined];
+        const wNode = producer.get(wName)!;
+        const w = constantTensor(wNode)!;
+        const bNode = bName ? producer.get(bName) : undefined;
+        const b = bNode ? constantTensor(bNode) : undefined;
+        const out = w.dims[0]!;
+        const per = w.values.length / out;
+        const weights = w.values.map((v) => v * s);
+        const bias = new Float32Array(out).map((_, o) => {
+          let sum = 0;
+          for (let k = o * per; k < (o + 1) * per; k++) sum += w.values[k]!;
+          return (b ? b.values[o]! : 0) + t * sum;
+        });
+        const y = outputs(c)[0]!;
+        const wNew = `${y}.pre_w`;
+        const bNew = `${y}.pre_b`;
+        replaced.set(wNode, [makeConstant(wNew, w.dims, weights)]);
+        if (bNode) replaced.set(bNode, []);
+        replaced.set(c, [makeConstant(bNew, [out], bias), onnx.NodeProto.create({ ...c, input: [x, wNew, bNew] })]);
+      }
+      taken.add(sName).add(tName);
+      replaced.set(mul, []);
+      replaced.set(add, []);
+      folded++;
+      break;
+    }
+  }
+  if (folded + depthwise > 0) replaceNodes(model, replaced, taken);
+  return { folded, depthwise };
+}
+
+/**
+ * `Add(x, Mul(x, g))` with g a HardSigmoid gate (the detector's squeeze-and-excitation with its
+ * shortcut, one number a channel) made `Mul(x, Add(g, 1))`: the Add moves from the feature map to
+ * the gate's C numbers, one pass over the map fewer (a 96-channel map at a quarter of the photo's
+ * size in the detector's neck).
+ */
+export function foldGateResidual(model: Uint8Array): { model: Uint8Array; folded: number } {
+  const m = decode(model);
+  const folded = foldGateResidualIn(m);
+  return { model: folded === 0 ? model : encode(m), folded };
+}
+
+function foldGateResidualIn(model: Model): number {
+  const nodes = nodesOf(model);
+  const producer = new Map<string, Node>();
+  const users = new Map<string, Node[]>();
+  for (const n of nodes) {
+    for (const o of outputs(n)) producer.set(o, n);
+    for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
+  }
+  const outs = graphOutputs(model);
+  const replaced = new Map<Node, Node[]>();
+  let folded = 0;
+  for (const add of nodes) {
+    if (op(add) !== 'Add' || domain(add) !== '' || inputs(add).length !== 2 || replaced.has(add)) continue;
+    for (const [x, gated] of [
+      [inputs(add)[0]!, inputs(add)[1]!],
+      [inputs(add)[1]!, inputs(add)[0]!],
+    ] as const) {
+      const mul = producer.get(gated);
+      if (!mul || op(mul) !== 'Mul' || domain(mul) !== '' || replaced.has(mul)) continue;
+      if (users.get(gated)?.length !== 1 || outs.has(gated)) continue;
+      const [m0, m1] = inputs(mul) as [string, string];
+      const g = m0 === x ? m1 : m1 === x ? m0 : undefined;
+      // The gate: a HardSigmoid of a squeeze-and-excitation branch, one number a channel.
+      const gate = g === undefined ? undefined : producer.get(g);
+      if (!gate || op(gate) !== 'HardSigmoid') continue;
+      const one = `${outputs(add)[0]!}.one`;
+      const lifted = `${outputs(add)[0]!}.gate_plus_one`;
+      replaced.set(mul, [
+        makeConstant(one, [], Float32Array.of(1)),
+        onnx.NodeProto.create({ input: [g!, one], output: [lifted], name: lifted, opType: 'Add' }),
+      ]);
+      replaced.set(add, [
+        onnx.NodeProto.create({
+          input: [x, lifted],
+          output: outputs(add),
+          name: `${outputs(add)[0]!}.gated`,
+          opType: 'Mul',
+        }),
+      ]);
+      folded++;
+      break;
+    }
+  }
+  if (folded > 0) replaceNodes(model, replaced, new Set());
+  return folded;
+}
+
 /** The model's bytes with every four-node hard-swish made two nodes, and how many were. */
 export function fuseHardSwish(model: Uint8Array): { model: Uint8Array; fused: number } {
   const m = decode(model);
@@ -252,15 +448,37 @@ export function foldConvAffine(model: Uint8Array): { model: Uint8Array; folded: 
   return { model: folded === 0 ? model : encode(m), folded };
 }
 
+/**
+ * `Add(Mul(x, s), t)` with s and t single numbers (PP-LCNetV3's learnable affine after a
+ * hard-swish): where only convolutions that pad nothing read it (the pointwise ones), folded into
+ * them, `Conv(x, W·s, B + t·ΣW)`; elsewhere, where x's channels are known, made a depthwise 1x1
+ * convolution with weights s and bias t.
+ */
+export function foldActivationAffine(model: Uint8Array): { model: Uint8Array; folded: number; depthwise: number } {
+  const m = decode(model);
+  const { folded, depthwise } = foldActivationAffineIn(m);
+  return { model: folded + depthwise === 0 ? model : encode(m), folded, depthwise };
+}
+
 /** The op type of each node of a model's graph, in order (for checking what fuseHardSwish left). */
 export function modelOps(model: Uint8Array): string[] {
   return nodesOf(decode(model)).map(op);
 }
 
-/** Both rewrites (see the top of this file), and how many groups each changed; decoded once. */
-export function simplifyModel(model: Uint8Array): { model: Uint8Array; hardSwish: number; convAffine: number } {
+/** The four rewrites (see the top of this file), and how many groups each changed; decoded once. */
+export function simplifyModel(model: Uint8Array): {
+  model: Uint8Array;
+  hardSwish: number;
+  convAffine: number;
+  activationAffine: { folded: number; depthwise: number };
+  gateResidual: number;
+} {
   const m = decode(model);
   const hardSwish = fuseHardSwishIn(m);
   const convAffine = foldConvAffineIn(m);
-  return { model: hardSwish + convAffine === 0 ? model : encode(m), hardSwish, convAffine };
+  // After the hard-swish fusion: the affine's x is then recognisably a hard-swish of a convolution.
+  const activationAffine = foldActivationAffineIn(m);
+  const gateResidual = foldGateResidualIn(m);
+  const changed = hardSwish + convAffine + activationAffine.folded + activationAffine.depthwise + gateResidual;
+  return { model: changed === 0 ? model : encode(m), hardSwish, convAffine, activationAffine, gateResidual };
 }
