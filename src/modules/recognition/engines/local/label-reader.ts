@@ -98,38 +98,50 @@ export function darkPrintOnLight(data: Uint8Array, width: number, height: number
   // Connected regions of dark pixels and of light ones (4-connected), labelled by a flood fill each.
   const region = new Int32Array(n).fill(-1);
   const sizes: number[] = [];
-  const stack: number[] = [];
+  const stack = new Int32Array(n);
   for (let s = 0; s < n; s++) {
     if (region[s] !== -1) continue;
     const id = sizes.length;
     const dark = data[s]! < DARK_PAPER;
-    let size = 0;
+    let size = 0,
+      top = 0;
     region[s] = id;
-    stack.push(s);
-    while (stack.length) {
-      const i = stack.pop()!;
+    stack[top++] = s;
+    while (top > 0) {
+      const i = stack[--top]!;
       size++;
       const x = i % width;
-      for (const j of [x > 0 ? i - 1 : -1, x < width - 1 ? i + 1 : -1, i - width, i + width])
-        if (j >= 0 && j < n && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
-          region[j] = id;
-          stack.push(j);
-        }
+      let j = i - 1;
+      if (x > 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      j = i + 1;
+      if (x < width - 1 && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      j = i - width;
+      if (j >= 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      j = i + width;
+      if (j < n && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
     }
     sizes.push(size);
   }
-  const paper = (i: number) => data[i]! < DARK_PAPER && sizes[region[i]!]! >= 0.1 * n;
-  // From the crop's edge, everything reached without crossing dark paper.
+  // Dark paper: a big dark region. From the crop's edge, everything reached without crossing it.
+  const wall = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (data[i]! < DARK_PAPER && sizes[region[i]!]! >= 0.1 * n) wall[i] = 1;
   const outside = new Uint8Array(n);
-  for (let x = 0; x < width; x++) stack.push(x, n - width + x);
-  for (let y = 0; y < height; y++) stack.push(y * width, y * width + width - 1);
-  while (stack.length) {
-    const i = stack.pop()!;
-    if (outside[i] || paper(i)) continue;
-    outside[i] = 1;
+  let top = 0;
+  for (let i = 0; i < n; i++) {
     const x = i % width;
-    for (const j of [x > 0 ? i - 1 : -1, x < width - 1 ? i + 1 : -1, i - width, i + width])
-      if (j >= 0 && j < n && !outside[j]) stack.push(j);
+    if ((i < width || i >= n - width || x === 0 || x === width - 1) && !wall[i]) ((outside[i] = 1), (stack[top++] = i));
+  }
+  while (top > 0) {
+    const i = stack[--top]!;
+    const x = i % width;
+    let j = i - 1;
+    if (x > 0 && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    j = i + 1;
+    if (x < width - 1 && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    j = i - width;
+    if (j >= 0 && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    j = i + width;
+    if (j < n && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
   }
   let turned = 0;
   for (let i = 0; i < n; i++) if (!outside[i]) turned++;
