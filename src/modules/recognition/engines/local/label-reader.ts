@@ -112,13 +112,25 @@ export function darkPrintOnLight(data: Uint8Array, width: number, height: number
       size++;
       const x = i % width;
       let j = i - 1;
-      if (x > 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      if (x > 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
+        region[j] = id;
+        stack[top++] = j;
+      }
       j = i + 1;
-      if (x < width - 1 && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      if (x < width - 1 && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
+        region[j] = id;
+        stack[top++] = j;
+      }
       j = i - width;
-      if (j >= 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      if (j >= 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
+        region[j] = id;
+        stack[top++] = j;
+      }
       j = i + width;
-      if (j < n && region[j] === -1 && data[j]! < DARK_PAPER === dark) ((region[j] = id), (stack[top++] = j));
+      if (j < n && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
+        region[j] = id;
+        stack[top++] = j;
+      }
     }
     sizes.push(size);
   }
@@ -129,19 +141,34 @@ export function darkPrintOnLight(data: Uint8Array, width: number, height: number
   let top = 0;
   for (let i = 0; i < n; i++) {
     const x = i % width;
-    if ((i < width || i >= n - width || x === 0 || x === width - 1) && !wall[i]) ((outside[i] = 1), (stack[top++] = i));
+    if ((i < width || i >= n - width || x === 0 || x === width - 1) && !wall[i]) {
+      outside[i] = 1;
+      stack[top++] = i;
+    }
   }
   while (top > 0) {
     const i = stack[--top]!;
     const x = i % width;
     let j = i - 1;
-    if (x > 0 && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    if (x > 0 && !outside[j] && !wall[j]) {
+      outside[j] = 1;
+      stack[top++] = j;
+    }
     j = i + 1;
-    if (x < width - 1 && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    if (x < width - 1 && !outside[j] && !wall[j]) {
+      outside[j] = 1;
+      stack[top++] = j;
+    }
     j = i - width;
-    if (j >= 0 && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    if (j >= 0 && !outside[j] && !wall[j]) {
+      outside[j] = 1;
+      stack[top++] = j;
+    }
     j = i + width;
-    if (j < n && !outside[j] && !wall[j]) ((outside[j] = 1), (stack[top++] = j));
+    if (j < n && !outside[j] && !wall[j]) {
+      outside[j] = 1;
+      stack[top++] = j;
+    }
   }
   let turned = 0;
   for (let i = 0; i < n; i++) if (!outside[i]) turned++;
