@@ -197,6 +197,22 @@ describe('local recognizer stages', () => {
     assert.equal(sheets, 1);
   });
 
+  it('names a label whose price shows a currency sign no catalogue entry is priced in (a misread £)', async () => {
+    // The catalogue is in pounds only; "€3.08" is how OCR read a "£" on a first-generator label.
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="500"><rect width="100%" height="100%" fill="#8d8d8d"/>
+      <rect x="120" y="300" width="360" height="140" fill="#ffffff"/>
+      <text x="132" y="340" font-family="DejaVu Sans" font-size="26" fill="#111">Sunvale Cola 330ml</text>
+      <text x="260" y="420" font-family="DejaVu Sans" font-size="56" font-weight="bold" fill="#111">€3.08</text></svg>`;
+    const products = await readShelf(
+      new LocalRecognizer({ ocr: pool }),
+      await sharp(Buffer.from(svg)).jpeg().toBuffer(),
+    );
+    assert.deepEqual(
+      products.map((p) => [p.sku, p.price]),
+      [['SUN-COLA-9', 3.08]],
+    );
+  });
+
   it('with an empty catalogue, reads again only the labels it found no price on, for the same products', async () => {
     // OCR that counts the pixels it is given: the first look's sheet, then any closer look's.
     const read = async (catalogue: unknown[]) => {

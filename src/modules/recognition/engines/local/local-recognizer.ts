@@ -154,6 +154,15 @@ function withShelfCurrency(labels: Label[]): Label[] {
   return labels.map((l) => (l.price?.currency ? l : Object.assign(l, { currency: top[0] })));
 }
 
+const currenciesOf = new WeakMap<Entry[], Set<string>>();
+/** The currencies the catalogue's entries are priced in, worked out once a catalogue. */
+function catalogueCurrencies(entries: Entry[]): Set<string> {
+  let seen = currenciesOf.get(entries);
+  if (!seen)
+    currenciesOf.set(entries, (seen = new Set(entries.map((e) => e.entry.currency).filter((c): c is string => !!c))));
+  return seen;
+}
+
 export type LocalRecognizerOptions = {
   ocr: OcrPool;
   barcodeTiles?: number;
@@ -691,7 +700,10 @@ export class LocalRecognizer implements Recognizer {
     const squashed = squash(label.nameText);
     const shown = label.price?.price ?? null;
     let best: (Entry & { score: number }) | null = null;
-    const currency = label.price?.currency ?? label.currency ?? null;
+    const read = label.price?.currency ?? label.currency ?? null;
+    // A currency no entry of the catalogue is priced in is a misread sign (`£4.74` read as `€4.74`):
+    // it rules nothing out.
+    const currency = read && catalogueCurrencies(entries).has(read) ? read : null;
     for (const e of entries) {
       // A label priced in another currency is not this entry's (a catalogue spanning countries).
       if (currency && e.entry.currency && e.entry.currency !== currency) continue;
