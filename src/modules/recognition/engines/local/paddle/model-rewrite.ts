@@ -119,6 +119,17 @@ function replaceNodes(model: Model, replaced: Map<Node, Node[]>, taken: Set<stri
   model.graph!.node = nodes.flatMap((n) => replaced.get(n) ?? [n]);
 }
 
+/** Which node writes each value, and which nodes read it (in graph order). */
+function wiring(nodes: Node[]): { producer: Map<string, Node>; users: Map<string, Node[]> } {
+  const producer = new Map<string, Node>();
+  const users = new Map<string, Node[]>();
+  for (const n of nodes) {
+    for (const o of outputs(n)) producer.set(o, n);
+    for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
+  }
+  return { producer, users };
+}
+
 function fuseHardSwishIn(model: Model): number {
   const nodes = nodesOf(model);
   const producer = new Map<string, Node>();
@@ -182,12 +193,7 @@ function fuseHardSwishIn(model: Model): number {
 
 function foldConvAffineIn(model: Model): number {
   const nodes = nodesOf(model);
-  const producer = new Map<string, Node>();
-  const users = new Map<string, Node[]>();
-  for (const n of nodes) {
-    for (const o of outputs(n)) producer.set(o, n);
-    for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
-  }
+  const { producer, users } = wiring(nodes);
   const outs = graphOutputs(model);
   const only = (name: string, n: Node) => users.get(name)?.length === 1 && users.get(name)![0] === n && !outs.has(name);
   /** The node of type `opType` that alone reads `name`, or undefined. */
@@ -275,12 +281,7 @@ function unpadded(conv: Node): boolean {
 
 function foldActivationAffineIn(model: Model): { folded: number; depthwise: number } {
   const nodes = nodesOf(model);
-  const producer = new Map<string, Node>();
-  const users = new Map<string, Node[]>();
-  for (const n of nodes) {
-    for (const o of outputs(n)) producer.set(o, n);
-    for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
-  }
+  const { producer, users } = wiring(nodes);
   const outs = graphOutputs(model);
   const replaced = new Map<Node, Node[]>();
   const taken = new Set<string>();
@@ -386,12 +387,7 @@ export function foldGateResidual(model: Uint8Array): { model: Uint8Array; folded
 
 function foldGateResidualIn(model: Model): number {
   const nodes = nodesOf(model);
-  const producer = new Map<string, Node>();
-  const users = new Map<string, Node[]>();
-  for (const n of nodes) {
-    for (const o of outputs(n)) producer.set(o, n);
-    for (const i of inputs(n)) users.set(i, [...(users.get(i) ?? []), n]);
-  }
+  const { producer, users } = wiring(nodes);
   const outs = graphOutputs(model);
   const replaced = new Map<Node, Node[]>();
   let folded = 0;
