@@ -80,16 +80,12 @@ export function createAnalysisActivities({
       const every = Math.max(250, Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 20_000) / 4));
       const heartbeat = setInterval(() => ctx.heartbeat(), every);
       try {
-        return await services.analysisProcessing
-          .recognize(analysisId, runIndex, await recognizer(), {
-            signal: ctx.cancellationSignal,
-            // Where no copy of the photo was stored (its fetching worker died before the write beside
-            // recognition committed, D335), the pass fetches it again, with a fetch's own time and refusals.
-            refetch: await fetchOptions(),
-          })
-          .catch((err: unknown) => {
-            throw imageFailure(analysisId, err);
-          });
+        return await services.analysisProcessing.recognize(analysisId, runIndex, await recognizer(), {
+          signal: ctx.cancellationSignal,
+          // Where no copy of the photo was stored (its fetching worker died before the write beside
+          // recognition committed, D335), the pass fetches it again, with a fetch's own time and refusals.
+          refetch: await fetchOptions(),
+        });
       } catch (err) {
         if (err instanceof RecognitionRejectedError) {
           throw ApplicationFailure.create({
@@ -99,7 +95,8 @@ export function createAnalysisActivities({
             nonRetryable: true,
           });
         }
-        throw err;
+        // A photo fetched again for the pass and refused: the fetch's own failure.
+        throw imageFailure(analysisId, err);
       } finally {
         clearInterval(heartbeat);
       }

@@ -332,12 +332,8 @@ export class AnalysisProcessingService {
     metrics.photosFetchedAgain.inc();
     const prepared = await this.prepareImage(analysisId, { ...refetch, previewLater: true });
     if ('alreadyFinal' in prepared) throw new Error(`analysis ${analysisId} is no longer processing`);
-    const kept = this.kept.get(analysisId);
-    if (kept) return kept;
-    await this.written(analysisId);
-    const stored = await this.storedPhoto(analysisId);
-    if (!stored) throw new Error(`no stored image for ${analysisId}`);
-    return stored;
+    // Kept as the fetch keeps it, else (let go at once: past the kept bytes) stored as it stores it.
+    return this.kept.get(analysisId) ?? this.photoOf(analysisId);
   }
 
   /**
