@@ -13,6 +13,11 @@ const UNAVAILABLE_CODES = new Set([
  * answer one in time (DATABASE_CONNECT_TIMEOUT_MS), or a client is used after either.
  */
 const CONNECTION_LOST = /^Connection terminated|is not queryable/;
+/**
+ * knex's wait for a pooled connection over (DATABASE_ACQUIRE_TIMEOUT_MS). Raw, it is a KnexTimeoutError;
+ * through the ORM a DriverException that keeps only the sentence (its name replaced, no cause).
+ */
+const POOL_WAIT_OVER = /^Knex: Timeout acquiring a connection/;
 /** 55000 is a broad class: only its sentence for a database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false). */
 const CLOSED_TO_CONNECTIONS = /is not currently accepting connections/;
 
@@ -23,6 +28,7 @@ export function databaseUnavailable(err: unknown): boolean {
   if (e.name === 'ConnectionException' || e.name === 'KnexTimeoutError') return true;
   if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
   if (typeof e.message === 'string' && e.code === undefined && CONNECTION_LOST.test(e.message)) return true;
+  if (e.name === 'DriverException' && typeof e.message === 'string' && POOL_WAIT_OVER.test(e.message)) return true;
   if (e.code === '55000' && typeof e.message === 'string' && CLOSED_TO_CONNECTIONS.test(e.message)) return true;
   return e.cause ? databaseUnavailable(e.cause) : false;
 }
