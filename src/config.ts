@@ -185,6 +185,15 @@ const schema = z.object({
       'how long the console keeps the preview of an analysed photo (a JPEG of at most 1,600 px a side; the photo itself is not kept); the worker deletes older ones',
     ),
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000).describe('time limit of one image fetch'),
+  PHOTO_WRITE_WAITS_FOR_PASS_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(60)
+    .describe(
+      "how long a fetched photo's write into PostgreSQL waits for the worker's first recognition pass on it to begin, so that it does not compete with the orchestration the client waits on (a pass on another worker waits at most this much longer for it)",
+    ),
   RECOGNIZER: z.string().default('local').describe('recognition engine the worker uses: `local` or `openai`'),
   RECOGNITION_THREADS: z.coerce
     .number()

@@ -66,6 +66,15 @@ const KEPT_PHOTO_BYTES = 64 * 1024 * 1024;
  */
 const WRITES_BESIDE_BYTES = 64 * 1024 * 1024;
 
+export type AnalysisProcessingDeps = {
+  em: EntityManager;
+  credits: CreditService;
+  events: EventService;
+  alerts: AlertService;
+  /** PHOTO_WRITE_WAITS_FOR_PASS_MS. */
+  writeWaitsForPassMs: number;
+};
+
 /** Domain work of one analysis, called by its workflow's activities. Every step is idempotent. */
 export class AnalysisProcessingService {
   private readonly catalogues = new Map<string, CachedCatalogue>();
@@ -74,15 +83,31 @@ export class AnalysisProcessingService {
   /** Photos' writes going on beside recognition (D335), by analysis, and their bytes. */
   private readonly writing = new Map<string, Promise<void>>();
   private writingBytes = 0;
+  /** Writes beside recognition waiting for a pass to begin (D339): what lets each go on, by analysis. */
+  private readonly passBegun = new Map<string, () => void>();
   /** Photos fetched again for passes that found no stored copy (photoOf), by analysis. */
   private readonly refetching = new Map<string, Promise<KeptPhoto>>();
 
-  constructor(
-    private readonly em: EntityManager,
-    private readonly credits: CreditService,
-    private readonly events: EventService,
-    private readonly alerts: AlertService,
-  ) {}
+  private readonly em: EntityManager;
+  private readonly credits: CreditService;
+  private readonly events: EventService;
+  private readonly alerts: AlertService;
+  /**
+   * How long a photo's write beside recognition, its lock held, waits for this process's first pass on
+   * the photo to begin before it goes on anyway (PHOTO_WRITE_WAITS_FOR_PASS_MS, decisions.md D339).
+   * Begun at once, its 10–30 ms of PostgreSQL's CPU fell in the workflow task that schedules
+   * recognition, and on two cores made the fetch step 20–30 ms longer; a pass begins 25–45 ms after
+   * the fetch answers on an idle worker. A pass on another worker waits on the lock at most this long more.
+   */
+  private readonly writeWaitsForPassMs: number;
+
+  constructor({ em, credits, events, alerts, writeWaitsForPassMs }: AnalysisProcessingDeps) {
+    this.em = em;
+    this.credits = credits;
+    this.events = events;
+    this.alerts = alerts;
+    this.writeWaitsForPassMs = writeWaitsForPassMs;
+  }
 
   private async load(analysisId: string): Promise<Analysis> {
     return this.em.findOneOrFail(Analysis, { id: analysisId });
@@ -166,6 +191,7 @@ export class AnalysisProcessingService {
         const blobs = em.getRepository<ImageBlob, ImageBlobRepository>(ImageBlob);
         await blobs.lockForWrite(analysisId);
         locked();
+        await this.firstPassBegun(analysisId);
         await write(blobs);
       }),
     ).finally(() => {
@@ -176,6 +202,19 @@ export class AnalysisProcessingService {
     // Awaited (and its failure seen) by written(); not an unhandled rejection meanwhile.
     done.catch(() => {});
     return Promise.race([lockHeld, done]);
+  }
+
+  /** Resolves when this process begins a pass on the photo (recognize), or writeWaitsForPassMs after the call. */
+  private firstPassBegun(analysisId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        if (this.passBegun.get(analysisId) === go) this.passBegun.delete(analysisId);
+        resolve();
+      };
+      const timer = setTimeout(go, this.writeWaitsForPassMs);
+      this.passBegun.set(analysisId, go);
+    });
   }
 
   /** This process's write of the analysis' photo, if one is going on, finished (or failed: then false). */
@@ -282,6 +321,8 @@ export class AnalysisProcessingService {
     recognizer: Recognizer,
     { signal, refetch }: { signal?: AbortSignal; refetch?: ImageFetchOptions } = {},
   ): Promise<{ productCount: number }> {
+    // The photo's write, if this process holds it back for a pass (D339), goes on now, beside the read.
+    this.passBegun.get(analysisId)?.();
     const photo = this.kept.get(analysisId) ?? (await this.photoOf(analysisId, refetch));
     const started = Date.now();
     const products = await recognizer.recognize({

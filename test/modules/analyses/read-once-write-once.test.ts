@@ -513,3 +513,76 @@ describe('issue 39: a pass that finds no stored copy of the photo fetches it aga
     await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
   });
 });
+
+describe("issue 39: the photo's write waits for the worker's first pass to begin (D339)", () => {
+  let api: TestApi;
+  let workers: Workers;
+  let host: ImageHost;
+  const db = () => api.runtime.orm.em.fork();
+
+  before(async () => {
+    // Held for as long as no pass begins: recognition's worker polls only once the test says so.
+    api = await startTestApi({
+      TASK_QUEUE_PREFIX: uniquePrefix('write-waits'),
+      PHOTO_WRITE_WAITS_FOR_PASS_MS: 600_000,
+    });
+    host = await startImageHost({ '/waits.png': { body: await pngOfWidth(150) } });
+    const recognizer = new ScriptedRecognizer(() => [
+      product({ brand: 'Heinz', description: 'Baked Beans 415g', units: 3, price: 0.95, currency: 'GBP' }),
+    ]);
+    workers = await startTestWorkers(api.runtime, recognizer, undefined, { recognitionLater: true });
+  });
+  after(async () => {
+    await workers?.stop();
+    await host?.close();
+    await api?.close();
+  });
+
+  it(
+    'fetched, its lock held and nothing written while no pass has begun; written once one does',
+    { timeout: 120_000 },
+    async () => {
+      const org = await createTestOrg(api.runtime, { credits: 5 });
+      const res = await api.request('POST', '/analyses', {
+        key: org.keys.write,
+        body: { imageUrl: host.url('/waits.png') },
+      });
+      assert.equal(res.status, 202, res.text);
+      const id = res.body.data.id as string;
+      const handle = api.runtime.temporal.client.workflow.getHandle(id);
+      await describeWhenStarted(api.runtime.temporal.client, id, 30_000);
+      await waitFor('recognition scheduled', async () => {
+        const { events } = await handle.fetchHistory();
+        return (events ?? []).some(
+          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recognizeImage',
+        );
+      });
+      // Time for a write begun with the fetch to land (a few milliseconds for this photo): held, it has not.
+      await new Promise((r) => setTimeout(r, 1_000));
+      const state = async () =>
+        (
+          await sql<{ stored: number; locked: number }>(
+            db(),
+            `select (select count(*)::int from image_blobs where analysis_id = ?) as stored,
+                  (select count(*)::int from pg_locks where locktype = 'advisory' and classid = 335
+                      and objid = hashtext(?)::oid and granted) as locked`,
+            [id, id],
+          )
+        )[0]!;
+      assert.deepEqual(await state(), { stored: 0, locked: 1 }, 'the write waits, its lock held');
+      assert.equal(host.hits.get('/waits.png'), 1);
+
+      workers.startRecognition();
+      assert.equal((await handle.result()).status, 'completed');
+      // Written once the pass began, then replaced by the preview after the result.
+      const previews = await waitFor('the preview', async () => {
+        const rows = await sql<{ width: number }>(db(), `select width from analysis_images where analysis_id = ?`, [
+          id,
+        ]);
+        return rows.length > 0 && rows;
+      });
+      assert.deepEqual(previews, [{ width: 150 }]);
+      assert.equal(host.hits.get('/waits.png'), 1, 'fetched once');
+    },
+  );
+});
