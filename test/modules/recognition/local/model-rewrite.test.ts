@@ -5,12 +5,14 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import {
   foldActivationAffine,
   foldConvAffine,
+  foldConvTranspose,
   foldGateResidual,
   fuseHardSwish,
   modelOps,
   simplifyModel,
 } from '../../../../src/modules/recognition/engines/local/paddle/model-rewrite.js';
 import { paddleModelFiles } from '../../../../src/modules/recognition/engines/local/paddle/model-files.js';
+import { resizeRgb, toRgb } from '../../../../src/modules/recognition/engines/local/paddle/raw-image.js';
 
 const count = (ops: string[], op: string) => ops.filter((o) => o === op).length;
 
@@ -35,9 +37,27 @@ async function run(model: Uint8Array, tensor: Tensor): Promise<Float32Array> {
 
 describe('PP-OCRv4 models simplified for onnxruntime (model-rewrite.ts)', () => {
   const files = paddleModelFiles();
-  for (const [name, path, groups, affines, activationAffines, gates, shape] of [
-    ['detector', files.detectionPath, 24, 28, { folded: 10, depthwise: 14 }, 8, [1, 3, 96, 128]],
-    ['recogniser', files.recognitionPath, 28, 28, { folded: 12, depthwise: 16 }, 0, [1, 3, 48, 96]],
+  for (const [name, path, groups, affines, activationAffines, gates, transposes, shape] of [
+    [
+      'detector',
+      files.detectionPath,
+      24,
+      28,
+      { folded: 10, depthwise: 14 },
+      8,
+      { folded: 2, stacked: 1 },
+      [1, 3, 96, 128],
+    ],
+    [
+      'recogniser',
+      files.recognitionPath,
+      28,
+      28,
+      { folded: 12, depthwise: 16 },
+      0,
+      { folded: 0, stacked: 0 },
+      [1, 3, 48, 96],
+    ],
   ] as const) {
     it(`makes each of the ${name}'s four-node hard-swishes two nodes, with the same outputs`, async () => {
       const original = readFileSync(path);
@@ -92,8 +112,8 @@ describe('PP-OCRv4 models simplified for onnxruntime (model-rewrite.ts)', () => 
       // All four rewrites, as PaddleOcr loads the models.
       const all = simplifyModel(original);
       assert.deepEqual(
-        [all.hardSwish, all.convAffine, all.activationAffine, all.gateResidual],
-        [groups, affines, activationAffines, gates],
+        [all.hardSwish, all.convAffine, all.activationAffine, all.gateResidual, all.convTranspose],
+        [groups, affines, activationAffines, gates, transposes],
       );
       const tensor = input([...shape]);
       const [a, b] = [await run(original, tensor), await run(all.model, tensor)];
@@ -121,11 +141,46 @@ describe('PP-OCRv4 models simplified for onnxruntime (model-rewrite.ts)', () => 
     assert.ok(worst < 1e-4, `largest difference ${worst}`);
   });
 
+  it("makes the detector head's two ConvTransposes a pointwise Conv and one ConvTranspose, with the same map", async () => {
+    const original = readFileSync(files.detectionPath);
+    const { model, folded, stacked } = foldConvTranspose(original);
+    // Each ConvTranspose's bias Add, and the first one's BatchNormalization, folded into it; then the
+    // two (2 x 2, stride 2, a Relu between) made a pointwise Conv to 96 channels and one 4 x 4, stride 4.
+    assert.deepEqual({ folded, stacked }, { folded: 2, stacked: 1 });
+    const [before, after] = [modelOps(original), modelOps(model)];
+    assert.deepEqual(
+      ['ConvTranspose', 'Conv', 'Add', 'BatchNormalization', 'Relu', 'Sigmoid'].map(
+        (o) => count(after, o) - count(before, o),
+      ),
+      [-1, 1, -2, -1, 0, 0],
+    );
+    assert.deepEqual(foldConvTranspose(model), { model, folded: 0, stacked: 0 });
+    // A photo's probability map (random input leaves it near 0 everywhere, where a wrong layout of the
+    // head's blocks would not show): a first-generator shelf at 640 x 480, fed as PaddleOcr feeds it.
+    const small = await resizeRgb(await toRgb(readFileSync('test/fixtures/synthetic-shelves/shelf-01.jpg')), 640, 480);
+    const plane = 640 * 480;
+    const data = new Float32Array(3 * plane);
+    const [mean, std] = [
+      [0.485, 0.456, 0.406],
+      [0.229, 0.224, 0.225],
+    ];
+    for (let i = 0; i < plane; i++)
+      for (let c = 0; c < 3; c++) data[c * plane + i] = (small.data[i * 3 + 2 - c]! / 255 - mean[c]!) / std[c]!;
+    const tensor = new Tensor('float32', data, [1, 3, 480, 640]);
+    const [a, b] = [await run(original, tensor), await run(model, tensor)];
+    assert.equal(a.length, b.length);
+    assert.ok(a.filter((p) => p > 0.5).length > 1000, 'text found in the photo');
+    let worst = 0;
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+    assert.ok(worst < 1e-5, `largest difference ${worst}`);
+  });
+
   it('hands back bytes with no graph as they are', () => {
     const bytes = Uint8Array.from([8, 7]); // ir_version 7 and nothing else
     assert.deepEqual(fuseHardSwish(bytes), { model: bytes, fused: 0 });
     assert.deepEqual(foldConvAffine(bytes), { model: bytes, folded: 0 });
     assert.deepEqual(foldActivationAffine(bytes), { model: bytes, folded: 0, depthwise: 0 });
     assert.deepEqual(foldGateResidual(bytes), { model: bytes, folded: 0 });
+    assert.deepEqual(foldConvTranspose(bytes), { model: bytes, folded: 0, stacked: 0 });
   });
 });

@@ -51,14 +51,19 @@ export function dbBoxes(
   // The largest regions first, as OpenCV's contour order is not meaningful and candidates are capped.
   regions.sort((a, b) => b.area - a.area);
   if (regions.length > o.maxCandidates) regions.length = o.maxCandidates;
-  const sums = integral(map, width, height);
+  // Pixel centres, as OpenCV's contour points are: a one-pixel-wide region has width 0.
+  const scored = regions.filter((r) => Math.min(r.x1 - r.x0, r.y1 - r.y0) >= o.minSize);
+  // Each box's mean from its own pixels where the boxes hold fewer pixels than the map (text lines
+  // cover a small part of a photo); else from a summed-area table over the whole map.
+  const boxPixels = scored.reduce((n, r) => n + (r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1), 0);
+  const sums = boxPixels > width * height ? integral(map, width, height) : undefined;
   const out: TextBox[] = [];
-  for (const r of regions) {
-    // Pixel centres, as OpenCV's contour points are: a one-pixel-wide region has width 0.
+  for (const r of scored) {
     const w = r.x1 - r.x0;
     const h = r.y1 - r.y0;
-    if (Math.min(w, h) < o.minSize) continue;
-    const score = rectMean(sums, width, r.x0, r.y0, r.x1 + 1, r.y1 + 1);
+    const score = sums
+      ? rectMean(sums, width, r.x0, r.y0, r.x1 + 1, r.y1 + 1)
+      : boxMean(map, width, r.x0, r.y0, r.x1 + 1, r.y1 + 1);
     if (score < o.boxThreshold) continue;
     const d = (w * h * o.unclipRatio) / (2 * (w + h));
     if (Math.min(w, h) + 2 * d < o.minSize + 2) continue;
@@ -159,6 +164,13 @@ function integral(map: Float32Array, width: number, height: number): Float64Arra
 function rectMean(s: Float64Array, width: number, x0: number, y0: number, x1: number, y1: number): number {
   const w = width + 1;
   const total = s[y1 * w + x1]! - s[y0 * w + x1]! - s[y1 * w + x0]! + s[y0 * w + x0]!;
+  return total / ((x1 - x0) * (y1 - y0));
+}
+
+/** The map's mean over [x0, x1) x [y0, y1), summed in doubles. */
+function boxMean(map: Float32Array, width: number, x0: number, y0: number, x1: number, y1: number): number {
+  let total = 0;
+  for (let y = y0; y < y1; y++) for (let i = y * width + x0, end = y * width + x1; i < end; i++) total += map[i]!;
   return total / ((x1 - x0) * (y1 - y0));
 }
 

@@ -14,9 +14,13 @@
  *   in plain layout: each such affine cost a reorder out, the Mul, the Add and a reorder back in,
  *   four passes over the tensor, where the depthwise convolution is one, in the blocked layout;
  * - the detector's squeeze-and-excitation with its shortcut, `Add(x, Mul(x, g))`: foldGateResidual
- *   makes it `Mul(x, Add(g, 1))`, the Add on the gate's one number a channel.
+ *   makes it `Mul(x, Add(g, 1))`, the Add on the gate's one number a channel;
+ * - the detector head's two ConvTransposes (2 x 2, stride 2), each followed by a bias Add, the first
+ *   by a BatchNormalization and a Relu: foldConvTranspose folds the Adds and the BatchNormalization
+ *   into them and makes the pair a pointwise Conv (Relu fused) and one 4 x 4, stride 4 ConvTranspose,
+ *   so the 24-channel map at half the photo's size between them is never written.
  *
- * simplifyModel does all four to a model's bytes before its session is made; the files on disk are not
+ * simplifyModel does all five to a model's bytes before its session is made; the files on disk are not
  * touched. The model is decoded and encoded with `onnx-proto` (ONNX's protobuf definitions, on
  * protobufjs); the graph's node list is rewritten, the matched nodes replaced, the rest kept as
  * decoded. The outputs stay the same up to float rounding (largest difference on the models' fixed
@@ -427,6 +431,247 @@ function foldGateResidualIn(model: Model): number {
   return folded;
 }
 
+/** An int attribute of a node, or `fallback` where it has none. */
+function intAttribute(n: Node, name: string, fallback: number): number {
+  const a = n.attribute?.find((x) => x.name === name);
+  return a && a.i !== null && a.i !== undefined ? int(a.i) : fallback;
+}
+
+/** A string attribute of a node, or undefined. */
+function stringAttribute(n: Node, name: string): string | undefined {
+  const s = n.attribute?.find((x) => x.name === name)?.s;
+  return s && s.length > 0 ? Buffer.from(s).toString() : undefined;
+}
+
+/** The node of one of `opTypes` that alone reads `name` (not a graph output), or undefined. */
+function soleReader(name: string, opTypes: string[], users: Map<string, Node[]>, outs: Set<string>): Node | undefined {
+  const n = users.get(name)?.[0];
+  return n && users.get(name)!.length === 1 && !outs.has(name) && opTypes.includes(op(n)) && domain(n) === ''
+    ? n
+    : undefined;
+}
+
+/**
+ * A ConvTranspose whose kernel is its stride, k × k, with no padding, dilation, groups or output
+ * padding (the detector head's two, k = 2), with constant weights [Cin, Cout, k, k] it alone reads:
+ * its k, weights and bias (if constant and its own), or undefined.
+ */
+function blockTranspose(
+  ct: Node,
+  producer: Map<string, Node>,
+  users: Map<string, Node[]>,
+): { k: number; w: { dims: number[]; values: Float32Array }; b?: Float32Array } | undefined {
+  if (op(ct) !== 'ConvTranspose' || domain(ct) !== '' || outputs(ct).length !== 1) return undefined;
+  const [x, wName, bName] = inputs(ct);
+  const own = (name: string) => users.get(name)?.length === 1;
+  const w = wName ? constantTensor(producer.get(wName)) : undefined;
+  if (!x || !w || !own(wName!) || w.dims.length !== 4) return undefined;
+  const [, cout, k, kw] = w.dims as [number, number, number, number];
+  const every = (name: string, value: number) => (intsAttribute(ct, name) ?? []).every((v) => v === value);
+  const strides = intsAttribute(ct, 'strides') ?? [];
+  const autoPad = stringAttribute(ct, 'auto_pad');
+  if (kw !== k || k < 2 || strides.length !== 2 || strides.some((v) => v !== k)) return undefined;
+  if ((intsAttribute(ct, 'kernel_shape') ?? [k, k]).some((v) => v !== k)) return undefined;
+  if (!every('pads', 0) || !every('dilations', 1) || !every('output_padding', 0)) return undefined;
+  if (intAttribute(ct, 'group', 1) !== 1 || intsAttribute(ct, 'output_shape') !== undefined) return undefined;
+  if (autoPad !== undefined && autoPad !== 'NOTSET' && autoPad !== 'VALID') return undefined;
+  if (!bName) return { k, w };
+  const b = constantTensor(producer.get(bName));
+  return b && own(bName) && b.values.length === cout ? { k, w, b: b.values } : undefined;
+}
+
+function blockTransposeNode(x: string, wName: string, bName: string, out: string, k: number, from?: Node): Node {
+  return onnx.NodeProto.create({
+    input: [x, wName, bName],
+    output: [out],
+    name: from?.name ?? out,
+    opType: 'ConvTranspose',
+    attribute: [
+      { name: 'kernel_shape', ints: [k, k], type: onnx.AttributeProto.AttributeType.INTS },
+      { name: 'strides', ints: [k, k], type: onnx.AttributeProto.AttributeType.INTS },
+    ],
+  });
+}
+
+/**
+ * A bias `Add` (a constant with one number a channel, or one number) and then a BatchNormalization
+ * (inference form) after such a ConvTranspose, each read by nothing else, folded into its weights
+ * and bias: with `s = γ / √(σ² + ε)`, `W·s` and `(B − μ)·s + β`. onnxruntime runs each as a pass over
+ * the ConvTranspose's output (24 channels at half the photo's size in the detector's head).
+ */
+function foldIntoConvTransposeIn(model: Model): number {
+  const nodes = nodesOf(model);
+  const { producer, users } = wiring(nodes);
+  const outs = graphOutputs(model);
+  const replaced = new Map<Node, Node[]>();
+  let folded = 0;
+  for (const ct of nodes) {
+    const t = blockTranspose(ct, producer, users);
+    if (!t || replaced.has(ct)) continue;
+    const cout = t.w.dims[1]!;
+    // y = acc·scale + shift, channel by channel, in double until the weights are written.
+    const scale = new Float64Array(cout).fill(1);
+    const shift = Float64Array.from({ length: cout }, (_, c) => t.b?.[c] ?? 0);
+    const gone: Node[] = [];
+    let y = outputs(ct)[0]!;
+    const add = soleReader(y, ['Add'], users, outs);
+    const other = add && inputs(add).length === 2 ? inputs(add).find((i) => i !== y) : undefined;
+    const c = other === undefined ? undefined : constantTensor(producer.get(other));
+    // One number, or one a channel shaped to broadcast over channels ([Cout, 1, 1] or [1, Cout, 1, 1]).
+    if (c && users.get(other!)?.length === 1) {
+      const one = c.values.length === 1;
+      const perChannel = c.values.length === cout && c.dims.length >= 3 && c.dims.length <= 4 && c.dims.at(-3) === cout;
+      if (one || perChannel) {
+        for (let o = 0; o < cout; o++) shift[o]! += one ? c.values[0]! : c.values[o]!;
+        gone.push(add!, producer.get(other!)!);
+        y = outputs(add!)[0]!;
+      }
+    }
+    const bn = soleReader(y, ['BatchNormalization'], users, outs);
+    if (bn && outputs(bn).filter((o) => o !== '').length === 1 && intAttribute(bn, 'spatial', 1) === 1) {
+      const params = inputs(bn).slice(1, 5);
+      const [gamma, beta, mean, variance] = params.map((n) =>
+        users.get(n)?.length === 1 ? constantTensor(producer.get(n)) : undefined,
+      );
+      const eps = floatAttribute(bn, 'epsilon') ?? 1e-5;
+      if (params.length === 4 && [gamma, beta, mean, variance].every((v) => v?.values.length === cout)) {
+        for (let o = 0; o < cout; o++) {
+          const s = gamma!.values[o]! / Math.sqrt(variance!.values[o]! + eps);
+          scale[o] = s;
+          shift[o] = (shift[o]! - mean!.values[o]!) * s + beta!.values[o]!;
+        }
+        gone.push(bn, ...params.map((n) => producer.get(n)!));
+        y = outputs(bn)[0]!;
+      }
+    }
+    if (gone.length === 0) continue;
+    const [x, wName, bName] = inputs(ct) as [string, string, string | undefined];
+    const per = t.w.dims[2]! * t.w.dims[3]!;
+    const weights = t.w.values.map((v, i) => v * scale[Math.floor(i / per) % cout]!);
+    const wNew = `${y}.transpose_w`;
+    const bNew = `${y}.transpose_b`;
+    for (const n of [ct, producer.get(wName)!, ...(bName ? [producer.get(bName)!] : []), ...gone]) replaced.set(n, []);
+    // The new nodes take the last folded node's place (all they read is made before it).
+    replaced.set(gone.filter((n) => op(n) !== 'Constant').at(-1)!, [
+      makeConstant(wNew, t.w.dims, weights),
+      makeConstant(bNew, [cout], Float32Array.from(shift)),
+      blockTransposeNode(x, wNew, bNew, y, t.k, ct),
+    ]);
+    folded++;
+  }
+  if (folded > 0) replaceNodes(model, replaced, new Set());
+  return folded;
+}
+
+/**
+ * Two such ConvTransposes in a row with an element-wise Relu or Sigmoid between them (the detector's
+ * head: k1 = k2 = 2, 24 channels at half the photo's size between them), the first's output and the
+ * activation's read by nothing else, made a pointwise Conv and one ConvTranspose of kernel and stride
+ * K = k1·k2, which never writes the map between them:
+ *
+ * The first writes each input pixel's k1 × k1 block on its own,
+ * `y1[c, k1·i + a, k1·j + b] = Σ_ci x[ci, i, j] · W1[ci, c, a, b] + B1[c]`: a pointwise Conv to
+ * C·k1² channels, the one of (c, a, b) being `p = (c·k1 + a)·k1 + b` with weights `W1[ci, c, a, b]`
+ * and bias `B1[c]`, then DepthToSpace (mode CRD) would place those channels. The activation commutes
+ * with that placing, so it acts on the Conv's output (where onnxruntime fuses it into the Conv).
+ * The second ConvTranspose reads pixel (k1·i + a, k1·j + b) of y1 to write its k2 × k2 block at
+ * (K·i + k2·a + a2, K·j + k2·b + b2): one ConvTranspose (kernel K, stride K) from the pointwise
+ * Conv's C·k1² channels, `W[p, co, k2·a + a2, k2·b + b2] = W2[c, co, a2, b2]`, 0 elsewhere, bias B2.
+ * Exact up to rounding (the same products, summed in another order).
+ *
+ * Why not the DepthToSpace itself: onnxruntime 1.30 runs it at about 4 ns an element on one thread
+ * (a general six-dimensional shuffle), so a pointwise Conv and DepthToSpace for each ConvTranspose
+ * cost more than the ConvTransposes did (D336).
+ */
+function stackedTransposesIn(model: Model): number {
+  const nodes = nodesOf(model);
+  const { producer, users } = wiring(nodes);
+  const outs = graphOutputs(model);
+  const replaced = new Map<Node, Node[]>();
+  let merged = 0;
+  for (const first of nodes) {
+    const t1 = blockTranspose(first, producer, users);
+    if (!t1 || replaced.has(first)) continue;
+    const activation = soleReader(outputs(first)[0]!, ['Relu', 'Sigmoid'], users, outs);
+    const second = activation && soleReader(outputs(activation)[0]!, ['ConvTranspose'], users, outs);
+    const t2 =
+      second && inputs(second)[0] === outputs(activation)[0] ? blockTranspose(second, producer, users) : undefined;
+    if (!t2 || replaced.has(second!)) continue;
+    const [cin, c] = t1.w.dims as [number, number];
+    const cout = t2.w.dims[1]!;
+    const [k1, k2] = [t1.k, t2.k];
+    if (t2.w.dims[0] !== c) continue;
+    const K = k1 * k2;
+    const channels = c * k1 * k1;
+    const pwWeights = new Float32Array(channels * cin);
+    const pwBias = new Float32Array(channels);
+    const weights = new Float32Array(channels * cout * K * K);
+    for (let ch = 0; ch < c; ch++)
+      for (let a = 0; a < k1; a++)
+        for (let b = 0; b < k1; b++) {
+          const p = (ch * k1 + a) * k1 + b;
+          pwBias[p] = t1.b?.[ch] ?? 0;
+          for (let ci = 0; ci < cin; ci++) pwWeights[p * cin + ci] = t1.w.values[((ci * c + ch) * k1 + a) * k1 + b]!;
+          for (let co = 0; co < cout; co++)
+            for (let a2 = 0; a2 < k2; a2++)
+              for (let b2 = 0; b2 < k2; b2++)
+                weights[((p * cout + co) * K + k2 * a + a2) * K + k2 * b + b2] =
+                  t2.w.values[((ch * cout + co) * k2 + a2) * k2 + b2]!;
+        }
+    const [x, w1, b1] = inputs(first) as [string, string, string | undefined];
+    const [, w2, b2] = inputs(second!) as [string, string, string | undefined];
+    const y = outputs(second!)[0]!;
+    const pw = `${y}.pointwise`;
+    const act = `${y}.pointwise_act`;
+    const wPw = `${pw}_w`;
+    const bPw = `${pw}_b`;
+    const wNew = `${y}.stacked_w`;
+    const bNew = `${y}.stacked_b`;
+    for (const n of [first, activation!, producer.get(w1)!, producer.get(w2)!]) replaced.set(n, []);
+    for (const b of [b1, b2]) if (b) replaced.set(producer.get(b)!, []);
+    replaced.set(second!, [
+      makeConstant(wPw, [channels, cin, 1, 1], pwWeights),
+      makeConstant(bPw, [channels], pwBias),
+      onnx.NodeProto.create({
+        input: [x, wPw, bPw],
+        output: [pw],
+        name: pw,
+        opType: 'Conv',
+        attribute: [{ name: 'kernel_shape', ints: [1, 1], type: onnx.AttributeProto.AttributeType.INTS }],
+      }),
+      onnx.NodeProto.create({ ...activation!, input: [pw], output: [act] }),
+      makeConstant(wNew, [channels, cout, K, K], weights),
+      makeConstant(
+        bNew,
+        [cout],
+        Float32Array.from({ length: cout }, (_, co) => t2.b?.[co] ?? 0),
+      ),
+      blockTransposeNode(act, wNew, bNew, y, K, second),
+    ]);
+    merged++;
+  }
+  if (merged > 0) replaceNodes(model, replaced, new Set());
+  return merged;
+}
+
+function convTransposeIn(model: Model): { folded: number; stacked: number } {
+  const folded = foldIntoConvTransposeIn(model);
+  // After the folding: the first ConvTranspose is then read by its activation alone.
+  const stacked = stackedTransposesIn(model);
+  return { folded, stacked };
+}
+
+/**
+ * The bias Add and BatchNormalization after each block ConvTranspose folded into it
+ * (foldIntoConvTransposeIn), then each two in a row with an activation between made a pointwise Conv
+ * and one ConvTranspose (stackedTransposesIn).
+ */
+export function foldConvTranspose(model: Uint8Array): { model: Uint8Array; folded: number; stacked: number } {
+  const m = decode(model);
+  const r = convTransposeIn(m);
+  return { model: r.folded + r.stacked === 0 ? model : encode(m), ...r };
+}
+
 /** The model's bytes with every four-node hard-swish made two nodes, and how many were. */
 export function fuseHardSwish(model: Uint8Array): { model: Uint8Array; fused: number } {
   const m = decode(model);
@@ -461,13 +706,14 @@ export function modelOps(model: Uint8Array): string[] {
   return nodesOf(decode(model)).map(op);
 }
 
-/** The four rewrites (see the top of this file), and how many groups each changed; decoded once. */
+/** The five rewrites (see the top of this file), and how many groups each changed; decoded once. */
 export function simplifyModel(model: Uint8Array): {
   model: Uint8Array;
   hardSwish: number;
   convAffine: number;
   activationAffine: { folded: number; depthwise: number };
   gateResidual: number;
+  convTranspose: { folded: number; stacked: number };
 } {
   const m = decode(model);
   const hardSwish = fuseHardSwishIn(m);
@@ -475,6 +721,21 @@ export function simplifyModel(model: Uint8Array): {
   // After the hard-swish fusion: the affine's x is then recognisably a hard-swish of a convolution.
   const activationAffine = foldActivationAffineIn(m);
   const gateResidual = foldGateResidualIn(m);
-  const changed = hardSwish + convAffine + activationAffine.folded + activationAffine.depthwise + gateResidual;
-  return { model: changed === 0 ? model : encode(m), hardSwish, convAffine, activationAffine, gateResidual };
+  const convTranspose = convTransposeIn(m);
+  const changed =
+    hardSwish +
+    convAffine +
+    activationAffine.folded +
+    activationAffine.depthwise +
+    gateResidual +
+    convTranspose.folded +
+    convTranspose.stacked;
+  return {
+    model: changed === 0 ? model : encode(m),
+    hardSwish,
+    convAffine,
+    activationAffine,
+    gateResidual,
+    convTranspose,
+  };
 }

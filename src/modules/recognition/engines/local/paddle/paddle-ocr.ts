@@ -90,6 +90,28 @@ export class PaddleOcr {
     readonly characters: string[],
   ) {}
 
+  /** The detector's input buffer between runs (see takeDetectorInput). */
+  private detectorInput: Float32Array | undefined;
+
+  /**
+   * A buffer of at least `size` floats for a detector run: the last run's when it is large enough and
+   * no other run holds it (allocated afresh, 11 MB at 1280 x 736 paid its page faults and zeroing each
+   * detection), else a new one.
+   */
+  private takeDetectorInput(size: number): Float32Array {
+    const kept = this.detectorInput;
+    if (kept && kept.length >= size) {
+      this.detectorInput = undefined;
+      return kept;
+    }
+    return new Float32Array(size);
+  }
+
+  /** The buffer back after its run; the larger kept where another run gave one back meanwhile. */
+  private giveBackDetectorInput(buffer: Float32Array): void {
+    if (!this.detectorInput || this.detectorInput.length < buffer.length) this.detectorInput = buffer;
+  }
+
   static async create(options: PaddleOcrOptions = {}): Promise<PaddleOcr> {
     const files = { ...paddleModelFiles(), ...options };
     const sessionOptions: InferenceSession.SessionOptions = {
@@ -179,7 +201,8 @@ export class PaddleOcr {
     const w = x.end - x.start;
     const h = y.end - y.start;
     const plane = w * h;
-    const input = new Float32Array(3 * plane);
+    const buffer = this.takeDetectorInput(3 * plane);
+    const input = buffer.subarray(0, 3 * plane);
     const px = small.data;
     // HWC RGB bytes -> CHW BGR floats, normalised per channel.
     for (let row = 0; row < h; row++) {
@@ -191,7 +214,12 @@ export class PaddleOcr {
       }
     }
     const feeds = { [this.detector.inputNames[0]!]: new Tensor('float32', input, [1, 3, h, w]) };
-    const result = await this.detector.run(feeds);
+    let result: InferenceSession.OnnxValueMapType;
+    try {
+      result = await this.detector.run(feeds);
+    } finally {
+      this.giveBackDetectorInput(buffer);
+    }
     const output = result[this.detector.outputNames[0]!]!;
     const probs = output.data as Float32Array;
     for (let row = y.ownStart; row < y.ownEnd; row++) {
