@@ -200,11 +200,6 @@ function foldConvAffineIn(model: Model): number {
   const { producer, users } = wiring(nodes);
   const outs = graphOutputs(model);
   const only = (name: string, n: Node) => users.get(name)?.length === 1 && users.get(name)![0] === n && !outs.has(name);
-  /** The node of type `opType` that alone reads `name`, or undefined. */
-  const soleUser = (name: string, opType: string) => {
-    const n = users.get(name)?.[0];
-    return n && only(name, n) && op(n) === opType && domain(n) === '' ? n : undefined;
-  };
   /** `n`'s operand other than `from`, and the single number it holds where a Constant gives one. */
   const otherOperand = (n: Node, from: string) => {
     const name = inputs(n)[0] === from ? inputs(n)[1] : inputs(n)[0];
@@ -216,12 +211,12 @@ function foldConvAffineIn(model: Model): number {
   for (const conv of nodes) {
     if (op(conv) !== 'Conv' || domain(conv) !== '' || outputs(conv).length !== 1 || replaced.has(conv)) continue;
     const y = outputs(conv)[0]!;
-    const mul = soleUser(y, 'Mul');
+    const mul = soleReader(y, ['Mul'], users, outs);
     if (!mul) continue;
     const { name: sName, value: s } = otherOperand(mul, y);
     if (s === undefined) continue;
     const scaled = outputs(mul)[0]!;
-    const add = soleUser(scaled, 'Add');
+    const add = soleReader(scaled, ['Add'], users, outs);
     if (!add) continue;
     const { name: tName, value: t } = otherOperand(add, scaled);
     if (t === undefined) continue;
