@@ -416,6 +416,11 @@ describe('issue 39: a pass that finds no stored copy of the photo fetches it aga
     await api?.close();
   });
 
+  /** The 202 does not wait for the workflow's start (decisions.md): end it once it exists. */
+  const endWorkflow = async (id: string) => {
+    await describeWhenStarted(api.runtime.temporal.client, id, 30_000);
+    await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+  };
   const refetch = { maxBytes: 10_000_000, timeoutMs: 10_000, allowPrivate: true, decodeInFull: true };
   /** One recognition pass as the activity runs it: in a context of its own (activities/index.ts). */
   const pass = (id: string, runIndex: number, recognizer: ScriptedRecognizer) =>
@@ -450,7 +455,7 @@ describe('issue 39: a pass that finds no stored copy of the photo fetches it aga
       return rows.length > 0 && rows;
     });
     assert.deepEqual(stored, [{ width: 150 }]);
-    await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+    await endWorkflow(id);
   });
 
   it(
@@ -495,7 +500,7 @@ describe('issue 39: a pass that finds no stored copy of the photo fetches it aga
       } finally {
         await knex.client.releaseConnection(writer);
       }
-      await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+      await endWorkflow(id);
     },
   );
 
@@ -510,7 +515,7 @@ describe('issue 39: a pass that finds no stored copy of the photo fetches it aga
     const recognizer = new ScriptedRecognizer(() => []);
     await assert.rejects(pass(id, 0, recognizer), (err: Error & { code?: string }) => err.code === 'IMAGE_HTTP_ERROR');
     assert.equal(recognizer.calls, 0);
-    await api.runtime.temporal.client.workflow.getHandle(id).terminate('test done');
+    await endWorkflow(id);
   });
 });
 
