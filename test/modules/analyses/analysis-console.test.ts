@@ -16,6 +16,8 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
   let api: TestApi;
   let org: TestOrg;
   let host: ImageHost;
+  let small: Buffer;
+  let smallWithExif: Buffer;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let stopWorkers: () => Promise<void>;
   /** The deliveries one test made, for the redelivery test after it. */
@@ -47,8 +49,17 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
       .jpeg()
       .withMetadata({ orientation: 6 })
       .toBuffer();
+    // Within 1,600 px and upright: one with no metadata, one carrying a camera's EXIF block.
+    const plain = () => sharp({ create: { width: 1200, height: 900, channels: 3, background: '#3a7' } });
+    small = await plain().jpeg({ quality: 90 }).toBuffer();
+    smallWithExif = await plain()
+      .jpeg({ quality: 90 })
+      .withExif({ IFD0: { Make: 'Camera', Model: 'Phone' } })
+      .toBuffer();
     host = await startImageHost({
       '/shelf.jpg': { type: 'image/jpeg', body: photo },
+      '/small.jpg': { type: 'image/jpeg', body: small },
+      '/small-exif.jpg': { type: 'image/jpeg', body: smallWithExif },
       // Slow enough that the test points the callback at its receiver before the analysis ends.
       '/slow-shelf.jpg': { type: 'image/jpeg', body: photo, delayMs: 1500 },
     });
@@ -105,6 +116,36 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     const theirs = await api.request('GET', `/analyses/${analysis.id}/image`, { key: other.keys.read });
     assert.equal(theirs.status, 404);
     assert.equal(theirs.body.error.code, 'NOT_FOUND');
+  });
+
+  it('keeps a small upright JPEG without metadata as its own preview; one carrying EXIF is made again without it (D342)', async () => {
+    // An organisation of its own: the usage test below counts the shared one's submissions.
+    const own = await createTestOrg(api.runtime, { credits: 2 });
+    const previewOf = async (path: string) => {
+      const submitted = await api.request('POST', '/analyses', {
+        key: own.keys.write,
+        body: { imageUrl: host.url(path) },
+      });
+      const analysis = await finished(submitted.body.data.id, own.keys.read);
+      assert.equal(analysis.status, 'completed');
+      const image = await waitFor(
+        'the preview',
+        async () => {
+          const res = await fetch(`${api.baseUrl}/api/v1/analyses/${analysis.id}/image`, {
+            headers: { authorization: `Bearer ${own.keys.read}` },
+          });
+          return res.status === 200 ? res : (await res.arrayBuffer(), false);
+        },
+        30_000,
+      );
+      assert.equal(image.headers.get('x-image-width'), '1200');
+      return Buffer.from(await image.arrayBuffer());
+    };
+    assert.ok((await previewOf('/small.jpg')).equals(small), 'the photo itself, not decoded and encoded again');
+    const remade = await previewOf('/small-exif.jpg');
+    assert.ok(!remade.equals(smallWithExif));
+    const meta = await sharp(remade).metadata();
+    assert.deepEqual([meta.format, meta.width, meta.height, meta.exif], ['jpeg', 1200, 900, undefined]);
   });
 
   it('makes the preview after the result is out, not in the fetch a client waits on, and then lets the photo go', async () => {
