@@ -72,6 +72,18 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     await api?.close();
   });
 
+  /** The analysis' preview once it is made (after the result is out). */
+  const preview = (id: string, key = org.keys.read) =>
+    waitFor(
+      'the preview',
+      async () => {
+        const res = await fetch(`${api.baseUrl}/api/v1/analyses/${id}/image`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return res.status === 200 ? res : (await res.arrayBuffer(), false);
+      },
+      30_000,
+    );
   const finished = (id: string, key = org.keys.read) =>
     waitFor(
       `analysis ${id}`,
@@ -94,16 +106,7 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
       [{ x: 0.1, y: 0.2, width: 0.3, height: 0.4 }, { x: 0.9, y: 0.9, width: 0.1, height: 0.1 }, null],
     );
     // The preview is made once the result is out (the next test): it appears just after the status.
-    const image = await waitFor(
-      'the preview',
-      async () => {
-        const res = await fetch(`${api.baseUrl}/api/v1/analyses/${analysis.id}/image`, {
-          headers: { authorization: `Bearer ${org.keys.read}` },
-        });
-        return res.status === 200 ? res : (await res.arrayBuffer(), false);
-      },
-      30_000,
-    );
+    const image = await preview(analysis.id);
     assert.equal(image.headers.get('content-type'), 'image/jpeg');
     assert.match(image.headers.get('cache-control') ?? '', /^private/);
     const meta = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
@@ -128,16 +131,7 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
       });
       const analysis = await finished(submitted.body.data.id, own.keys.read);
       assert.equal(analysis.status, 'completed');
-      const image = await waitFor(
-        'the preview',
-        async () => {
-          const res = await fetch(`${api.baseUrl}/api/v1/analyses/${analysis.id}/image`, {
-            headers: { authorization: `Bearer ${own.keys.read}` },
-          });
-          return res.status === 200 ? res : (await res.arrayBuffer(), false);
-        },
-        30_000,
-      );
+      const image = await preview(analysis.id, own.keys.read);
       assert.equal(image.headers.get('x-image-width'), '1200');
       return Buffer.from(await image.arrayBuffer());
     };
