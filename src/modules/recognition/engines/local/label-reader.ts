@@ -69,126 +69,8 @@ function median(data: Uint8Array): number {
   return 255;
 }
 
-/** Below this, paper is dark (after the crop's contrast is stretched to 0-255). */
-const DARK_PAPER = 110;
-/** The least share of a crop each paper must cover for the crop to be turned over paper by paper. */
-const MIXED_SHARE = 0.15;
-
-/**
- * Turns light print on dark paper over, so that all print is dark on light, as tesseract reads it.
- * Most crops are of one paper, and its median tells which way round it is. A promotion label prints
- * its offer in white on red under a white strip (SAVE 19%, MIX & MATCH) with its symbol on a white
- * patch: turned over whole or not at all, half its print stayed light on dark and tesseract read
- * junk where the name is. So in a crop with a good part of dark and a good part of light, the dark
- * paper is told apart from dark print by its size (one connected region of dark pixels, a tenth of
- * the crop or more), and what that paper holds (the light print on it, and the dark counters of
- * that print's letters: everything that cannot be reached from the crop's edge without crossing
- * it) is turned over with it, except light patches too big to be print (a symbol's white patch).
- * Light paper and its dark print, reached from the edge, stay as they are. Returns whether the crop
- * was turned so, paper by paper; otherwise it was turned by its median (or not), as `prepare` does.
- *
- * Not used on the first reading (D325: done to every crop, it changed crops that are no red label and
- * the sheet tesseract lays out with the others, and lost recall on six of seven check sets): only by
- * `readTurnedLabels`, on the few crops the recognizer gates to it (D340).
- */
-export function darkPrintOnLight(data: Uint8Array, width: number, height: number): boolean {
-  const n = width * height;
-  let darkCount = 0;
-  for (let i = 0; i < n; i++) if (data[i]! < DARK_PAPER) darkCount++;
-  const share = darkCount / Math.max(1, n);
-  if (share < MIXED_SHARE || share > 1 - MIXED_SHARE) {
-    if (median(data) < DARK_PAPER) for (let i = 0; i < n; i++) data[i] = 255 - data[i]!;
-    return false;
-  }
-  // Connected regions of dark pixels and of light ones (4-connected), labelled by a flood fill each.
-  const region = new Int32Array(n).fill(-1);
-  const sizes: number[] = [];
-  const stack = new Int32Array(n);
-  for (let s = 0; s < n; s++) {
-    if (region[s] !== -1) continue;
-    const id = sizes.length;
-    const dark = data[s]! < DARK_PAPER;
-    let size = 0,
-      top = 0;
-    region[s] = id;
-    stack[top++] = s;
-    while (top > 0) {
-      const i = stack[--top]!;
-      size++;
-      const x = i % width;
-      let j = i - 1;
-      if (x > 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
-        region[j] = id;
-        stack[top++] = j;
-      }
-      j = i + 1;
-      if (x < width - 1 && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
-        region[j] = id;
-        stack[top++] = j;
-      }
-      j = i - width;
-      if (j >= 0 && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
-        region[j] = id;
-        stack[top++] = j;
-      }
-      j = i + width;
-      if (j < n && region[j] === -1 && data[j]! < DARK_PAPER === dark) {
-        region[j] = id;
-        stack[top++] = j;
-      }
-    }
-    sizes.push(size);
-  }
-  // Dark paper: a big dark region. From the crop's edge, everything reached without crossing it.
-  const wall = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (data[i]! < DARK_PAPER && sizes[region[i]!]! >= 0.1 * n) wall[i] = 1;
-  const outside = new Uint8Array(n);
-  let top = 0;
-  for (let i = 0; i < n; i++) {
-    const x = i % width;
-    if ((i < width || i >= n - width || x === 0 || x === width - 1) && !wall[i]) {
-      outside[i] = 1;
-      stack[top++] = i;
-    }
-  }
-  while (top > 0) {
-    const i = stack[--top]!;
-    const x = i % width;
-    let j = i - 1;
-    if (x > 0 && !outside[j] && !wall[j]) {
-      outside[j] = 1;
-      stack[top++] = j;
-    }
-    j = i + 1;
-    if (x < width - 1 && !outside[j] && !wall[j]) {
-      outside[j] = 1;
-      stack[top++] = j;
-    }
-    j = i - width;
-    if (j >= 0 && !outside[j] && !wall[j]) {
-      outside[j] = 1;
-      stack[top++] = j;
-    }
-    j = i + width;
-    if (j < n && !outside[j] && !wall[j]) {
-      outside[j] = 1;
-      stack[top++] = j;
-    }
-  }
-  let turned = 0;
-  for (let i = 0; i < n; i++) if (!outside[i]) turned++;
-  // No dark paper after all (dark print only, or a dark edge): the crop's median decides, as for one paper.
-  if (turned < MIXED_SHARE * n) {
-    if (median(data) < DARK_PAPER) for (let i = 0; i < n; i++) data[i] = 255 - data[i]!;
-    return false;
-  }
-  for (let i = 0; i < n; i++)
-    if (!outside[i] && (data[i]! < DARK_PAPER || sizes[region[i]!]! < 0.04 * n)) data[i] = 255 - data[i]!;
-  return true;
-}
-
 /** One label's crop: enlarged to the view's height, contrast-stretched, its barcode found and blanked. */
-async function prepare(grey: GreyImage, box: Box, view: LabelView, papers = false): Promise<Prepared | null> {
+async function prepare(grey: GreyImage, box: Box, view: LabelView): Promise<Prepared | null> {
   const { region, left, top, width, height } = cutLabel(grey, box);
   if (width < 8 || height < 8) return null;
   const scale = Math.max(1, Math.min(4, view.height / height));
@@ -202,19 +84,11 @@ async function prepare(grey: GreyImage, box: Box, view: LabelView, papers = fals
   // round trip per crop where these cost table lookups, for the very same pixels (sharpen.ts, contrast.ts).
   if (view.sharpen) sharpenGrey(data, info.width, info.height);
   stretchContrast(data);
-  let bars: Box[];
-  if (papers) {
-    // Turned paper by paper (darkPrintOnLight). Bars found first (their gradients are the same
-    // either way round).
-    bars = barRegions(data, info.width, info.height, { trimEdges: true });
-    darkPrintOnLight(data, info.width, info.height);
-  } else {
-    // Light print on dark paper (dark, red or green labels; red and green are dark in the green
-    // channel too): tesseract reads dark print on light, so such a crop is turned over. Paper is most
-    // of a label, so its median says which it is.
-    if (median(data) < DARK_PAPER) for (let i = 0; i < data.length; i++) data[i] = 255 - data[i]!;
-    bars = barRegions(data, info.width, info.height, { trimEdges: true });
-  }
+  // Light print on dark paper (dark, red or green labels; red and green are dark in the green
+  // channel too): tesseract reads dark print on light, so such a crop is turned over. Paper is most
+  // of a label, so its median says which it is.
+  if (median(data) < 110) for (let i = 0; i < data.length; i++) data[i] = 255 - data[i]!;
+  const bars = barRegions(data, info.width, info.height, { trimEdges: true });
   for (const b of bars) for (let y = b.y0; y < b.y1; y++) data.fill(255, y * info.width + b.x0, y * info.width + b.x1);
   const toImage = (b: Box): Box => ({
     x0: left + b.x0 / scale,
@@ -325,23 +199,4 @@ export async function readLabels(
       smallBarcodes: p.smallBarcodes,
     };
   });
-}
-
-/**
- * Crops read on a sheet of their own, turned over paper by paper (darkPrintOnLight): the first
- * reading's sheets, and what they read, are untouched. The text of each crop ('' for one too small
- * to read).
- */
-export async function readTurnedLabels(
-  ocr: OcrPool,
-  grey: GreyImage,
-  boxes: Box[],
-  view: LabelView = FIRST_LOOK,
-): Promise<string[]> {
-  const prepared = await Promise.all(boxes.map((box) => prepare(grey, box, view, true)));
-  const placed = prepared.filter((p): p is Prepared => p !== null);
-  count('turnedCrops', placed.length);
-  const read = await readSheet(ocr, placed);
-  let n = 0;
-  return prepared.map((p) => (p ? read[n++]!.map((w) => w.text).join(' ') : ''));
 }

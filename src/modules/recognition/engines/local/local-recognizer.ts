@@ -12,7 +12,7 @@ import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
 import { colouredPaperBoxes } from './coloured-paper.js';
-import { CLOSE_LOOK, FIRST_LOOK, readLabels, readTurnedLabels, type LabelReading } from './label-reader.js';
+import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
@@ -241,8 +241,8 @@ export class LocalRecognizer implements Recognizer {
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
     mark('barcodes');
     checkpoint();
-    await this.turnedLabels(photo, grey, labels, barcodes, entries);
-    mark('turned');
+    await this.colouredLabels(photo, grey, labels, barcodes, entries);
+    mark('colouredLabels');
     checkpoint();
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
@@ -357,17 +357,18 @@ export class LocalRecognizer implements Recognizer {
   /**
    * Promotion labels printed white on red under a white strip ("SAVE 19%", "MIX & MATCH"), the name
    * and prices on the red: the paper finder sees the strip or the symbol's white patch, the text
-   * detector pieces of print, and turned over whole or not at all, half such a crop's print stays
-   * light on dark; tesseract reads junk where the name is. So where a label that every reading and
-   * its barcode left naming nothing lies on a label-shaped region of coloured dark paper
-   * (colouredPaperBoxes), that region is read once more, turned over paper by paper, on a sheet of
-   * its own (readTurnedLabels). The reading is taken only where it names an entry that no other
-   * label of the photo already names with a price; its price too, when it reads more of it. The
-   * label keeps its box. Turning every crop so (D325) lost recall on sets it was not tuned on; this
-   * costs a photo whose labels all name something nothing, one without such paper a pass over a
-   * quarter-size copy, and touches no other label's reading (D340).
+   * detector pieces of print, and a crop of two papers, turned over whole or not at all, leaves half
+   * its print light on dark; tesseract reads junk where the name is. So where a label that every
+   * reading and its barcode left naming nothing lies on a label-shaped region of coloured dark paper
+   * (colouredPaperBoxes), that region alone is read once more: one paper, turned over whole by its
+   * median as every crop is, on a sheet of its own. The reading is taken only where it names an
+   * entry that no other label of the photo already names with a price; its price too, when it reads
+   * more of it. The label keeps its box. Turning every crop paper by paper in the first reading
+   * (D325) lost recall on sets it was not tuned on; this costs a photo whose labels all name
+   * something nothing, one without such paper a pass over its quarter-size copy, and touches no
+   * other label's reading (D340).
    */
-  private async turnedLabels(
+  private async colouredLabels(
     photo: Photo,
     grey: GreyImage,
     labels: Label[],
@@ -397,7 +398,8 @@ export class LocalRecognizer implements Recognizer {
       }))
       .filter(({ i }) => i >= 0);
     if (onRegion.length === 0) return;
-    const texts = await readTurnedLabels(
+    count('colouredCrops', onRegion.length);
+    const read = await readLabels(
       this.opts.ocr,
       grey,
       onRegion.map(({ region }) => region),
@@ -406,16 +408,16 @@ export class LocalRecognizer implements Recognizer {
     const namedSkus = new Set(
       best.filter((b, i) => b.named && b.entry && labels[i]!.price !== null).map((b) => b.entry!.entry.sku),
     );
-    onRegion.forEach(({ region, i }, k) => {
+    onRegion.forEach(({ i }, k) => {
       const label = labels[i]!;
       const again: Label = {
-        ...this.asLabel({ box: region, text: texts[k]!, barcodes: [], smallBarcodes: [] }),
+        ...this.asLabel(read[k]!),
         currency: label.currency,
       };
       const entry = this.bestEntry(again, entries);
       if (!entry || entry.score < 0.5 || namedSkus.has(entry.entry.sku)) return;
       namedSkus.add(entry.entry.sku);
-      count('turnedGain');
+      count('colouredGain');
       labels[i] = {
         ...label,
         nameText: again.nameText,
