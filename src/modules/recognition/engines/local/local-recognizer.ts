@@ -11,6 +11,7 @@ import { findTextLabels, type TextLabel } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
+import { colouredPaperBoxes } from './coloured-paper.js';
 import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
@@ -240,6 +241,9 @@ export class LocalRecognizer implements Recognizer {
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
     mark('barcodes');
     checkpoint();
+    await this.colouredLabels(photo, grey, labels, barcodes, entries);
+    mark('colouredLabels');
+    checkpoint();
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
@@ -348,6 +352,78 @@ export class LocalRecognizer implements Recognizer {
       labels: [...keep.map(({ l }) => l), ...again.labels],
       readings: [...keep.map(({ i }) => read.readings[i]!), ...again.readings],
     };
+  }
+
+  /**
+   * Promotion labels printed white on red under a white strip ("SAVE 19%", "MIX & MATCH"), the name
+   * and prices on the red: the paper finder sees the strip or the symbol's white patch, the text
+   * detector pieces of print, and a crop of two papers, turned over whole or not at all, leaves half
+   * its print light on dark; tesseract reads junk where the name is. So where a label that every
+   * reading and its barcode left naming nothing lies on a label-shaped region of coloured dark paper
+   * (colouredPaperBoxes), that region alone is read once more: one paper, turned over whole by its
+   * median as every crop is, on a sheet of its own. The reading is taken only where it names an
+   * entry that no other label of the photo already names with a price; its price too, when it reads
+   * more of it. The label keeps its box. Turning every crop paper by paper in the first reading
+   * (D325) lost recall on sets it was not tuned on; this costs a photo whose labels all name
+   * something nothing, one without such paper a pass over its quarter-size copy, and touches no
+   * other label's reading (D340).
+   */
+  private async colouredLabels(
+    photo: Photo,
+    grey: GreyImage,
+    labels: Label[],
+    barcodes: FoundBarcode[],
+    entries: Entry[],
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    const gtins = new Set(entries.map((e) => e.gtin).filter(Boolean));
+    const best = labels.map((label) => {
+      const barcode = this.barcodeFor(label, barcodes, labels);
+      const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
+      if (byBarcode || (barcode?.gtin && gtins.size === 0)) return { entry: byBarcode ?? null, named: true };
+      const entry = this.bestEntry(label, entries);
+      return { entry, named: (entry?.score ?? 0) >= 0.5 };
+    });
+    if (best.every((b) => b.named)) return;
+    const regions = await colouredPaperBoxes(photo);
+    mark('colouredPaper');
+    // Each region read once, for the first unnamed label on it.
+    const onRegion = regions
+      .map((region) => ({
+        region,
+        i: labels.findIndex(
+          (l, i) =>
+            !best[i]!.named && (centreInside(l.box, region, h(region) * 0.25) || centreInside(region, l.box, 0)),
+        ),
+      }))
+      .filter(({ i }) => i >= 0);
+    if (onRegion.length === 0) return;
+    count('colouredCrops', onRegion.length);
+    const read = await readLabels(
+      this.opts.ocr,
+      grey,
+      onRegion.map(({ region }) => region),
+    );
+    // Entries already found with a price: a reading of the same entry here is a second sighting.
+    const namedSkus = new Set(
+      best.filter((b, i) => b.named && b.entry && labels[i]!.price !== null).map((b) => b.entry!.entry.sku),
+    );
+    onRegion.forEach(({ i }, k) => {
+      const label = labels[i]!;
+      const again: Label = {
+        ...this.asLabel(read[k]!),
+        currency: label.currency,
+      };
+      const entry = this.bestEntry(again, entries);
+      if (!entry || entry.score < 0.5 || namedSkus.has(entry.entry.sku)) return;
+      namedSkus.add(entry.entry.sku);
+      count('colouredGain');
+      labels[i] = {
+        ...label,
+        nameText: again.nameText,
+        price: completeness(again.price) > completeness(label.price) ? again.price : label.price,
+      };
+    });
   }
 
   /**

@@ -30,7 +30,22 @@ export async function decodePhoto(image: Buffer): Promise<Photo> {
   return { rgb: data, width: info.width, height: info.height };
 }
 
-export async function shrink(photo: Photo, factor: number): Promise<Shrunk> {
+/** Each photo's smaller copies, by factor: several stages look at the same quarter-size copy. */
+const shrunk = new WeakMap<Photo, Map<number, Promise<Shrunk>>>();
+
+/**
+ * A smaller copy of the photo, made once a photo and factor (the paper finder, the labels found from
+ * their bars and the coloured paper finder each look at the quarter-size one). Read only.
+ */
+export function shrink(photo: Photo, factor: number): Promise<Shrunk> {
+  let copies = shrunk.get(photo);
+  if (!copies) shrunk.set(photo, (copies = new Map()));
+  let copy = copies.get(factor);
+  if (!copy) copies.set(factor, (copy = shrinkOnce(photo, factor)));
+  return copy;
+}
+
+async function shrinkOnce(photo: Photo, factor: number): Promise<Shrunk> {
   const { data, info } = await sharp(photo.rgb, { raw: { width: photo.width, height: photo.height, channels: 3 } })
     .resize(Math.max(1, Math.round(photo.width / factor)))
     .raw()
