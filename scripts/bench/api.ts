@@ -9,7 +9,7 @@
 // autocannon in this process, the fixed-rate row's from vegeta (paced-load.ts). Needs DATABASE_URL (a server: `shelf_bench` is recreated there) and
 // TEMPORAL_ADDRESS, or starts a Temporal dev server itself. Prints a table; asserts nothing.
 // BENCH_SECONDS (10) sets each read measurement's length; BENCH_RESULT_N (20), BENCH_RESULT_INTERVAL_MS
-// (10000) and BENCH_PHOTOS shape the overhead row; BENCH_ONLY=reads|submissions measures only those; BENCH_ROUNDS (3), BENCH_SUBMISSIONS (600) and
+// (10000) and BENCH_PHOTOS shape the overhead row; BENCH_ONLY=reads|submissions|deliveries measures only those; BENCH_ROUNDS (3), BENCH_SUBMISSIONS (600) and
 // BENCH_WARM_SUBMISSIONS (3000) shape the submission rounds; BENCH_SERVER=memory|file runs them on that
 // dev server only (both by default).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -192,7 +192,7 @@ await load(apiPort, { connections: 8, keys: [readKeys[0]!], amount: 500 });
 await load(barePort, { connections: 8, amount: 500 });
 
 const only = toolSettings().BENCH_ONLY;
-if (only !== 'submissions') {
+if (only === undefined || only === 'reads') {
   say('reads: one key, 32 connections');
   const bare32 = await load(barePort, { connections: 32 });
   const ours32 = await load(apiPort, { connections: 32, keys: [readKeys[0]!] });
@@ -240,7 +240,7 @@ if (only !== 'submissions') {
   );
 }
 
-// BENCH_ONLY=reads or =submissions: those rows alone (a minute each), for working on one path.
+// BENCH_ONLY=reads, =submissions or =deliveries: those rows alone (a minute each), for working on one path.
 if (only === 'reads') await finish();
 
 const SUBMISSIONS = toolSettings().BENCH_SUBMISSIONS;
@@ -460,7 +460,7 @@ async function measureSubmissions(t: SubmitTarget) {
   );
 }
 
-if (submitOn !== 'file')
+if (only !== 'deliveries' && submitOn !== 'file')
   await measureSubmissions({
     name: 'the in-memory dev server',
     apiPort,
@@ -472,7 +472,7 @@ if (submitOn !== 'file')
 // The same rows on the server `npm start` runs (the issue's setting): the dev server on an SQLite
 // file, as scripts/temporal.ts keeps it (WAL, every commit synced), with an API process of its own.
 // Only where this run started its own server (not with TEMPORAL_ADDRESS): it needs the Temporal CLI.
-if (devServer && submitOn !== 'memory') {
+if (only !== 'deliveries' && devServer && submitOn !== 'memory') {
   // Beside npm start's own store (`.data/`), on the disk it would be on: a temporary directory can be
   // memory (tmpfs), where a synced commit costs nothing.
   mkdirSync(join(root, '.data'), { recursive: true });
@@ -553,69 +553,12 @@ const until = async (label: string, what: () => boolean, timeoutMs = 180_000) =>
   }
 };
 
-say(`deliveries: ${EVENTS} through our path, then ${EVENTS} bare workflow + activity`);
 const queues = taskQueues(prefix);
 // As in a worker process (workers/run-worker.ts): the activities' client is on the workers' connection.
 const workerTemporal = temporalClientOn(connection, runtime.config.TEMPORAL_NAMESPACE);
-const activities = createActivities({
-  orm: runtime.orm,
-  config: runtime.config,
-  client: workerTemporal.client,
-  eagerStarts: workerTemporal.eagerStarts,
-  recognizer: async () => instant,
-});
 const workflowsPath = resolve(root, 'workflows/index.ts');
-const deliveryWorker = await Worker.create({
-  connection,
-  taskQueue: queues.deliveries,
-  workflowsPath,
-  activities,
-  // A delivery's first attempt is a local activity: bounded by the same slots, as createWorkers does.
-  maxConcurrentActivityTaskExecutions: 20,
-  maxConcurrentLocalActivityExecutions: 20,
-});
-const bareWorker = await Worker.create({
-  connection,
-  taskQueue: `${prefix}bare`,
-  workflowsPath: resolve(root, 'scripts/bench/bare/delivery.workflow.ts'),
-  activities: {
-    async post(url: string, body: string) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await res.arrayBuffer();
-      return res.status;
-    },
-  },
-  maxConcurrentActivityTaskExecutions: 20,
-});
-const workersRunning = Promise.all([deliveryWorker.run(), bareWorker.run()]);
 const hookOrg = await services.organisations.create({ name: 'Bench hooks', plan: 'scale', credits: 0 });
 await services.webhooks.create(hookOrg.id, { url: `${receiverBase}/ours`, events: ['task.created'] });
-const eventIds: string[] = [];
-for (let i = 0; i < EVENTS; i++) {
-  const e = await runtime.orm.em.fork().transactional((tx) =>
-    services.events.record(tx, {
-      organisationId: hookOrg.id,
-      type: 'task.created',
-      dedupeKey: `bench:${i}`,
-      data: { taskId: `tsk_${i}` },
-    }),
-  );
-  eventIds.push(e.id);
-}
-let nextEvent = 0;
-let td = performance.now();
-await Promise.all(
-  Array.from({ length: 20 }, async () => {
-    while (nextEvent < eventIds.length) {
-      await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), {
-        client: runtime.temporal.client,
-        config: runtime.config,
-      }).events.dispatch(eventIds[nextEvent++]!);
-    }
-  }),
-);
-await until('our deliveries', () => received.ours >= EVENTS);
-const oursPerSecond = EVENTS / ((performance.now() - td) / 1000);
 const sampleBody = JSON.stringify({
   event: 'task.created',
   data: { taskId: 'tsk_x' },
@@ -623,31 +566,110 @@ const sampleBody = JSON.stringify({
   webhookId: 'wh_x',
   deliveryId: 'dlv_01jdq3x4v6m8c9a1b2c3d4e5f6',
 });
-let nextBare = 0;
-td = performance.now();
-await Promise.all(
-  Array.from({ length: 20 }, async () => {
-    while (nextBare < EVENTS) {
-      const i = nextBare++;
-      await runtime.temporal.client.workflow.start('bareDeliveryWorkflow', {
-        workflowId: `${prefix}bare-${i}`,
-        taskQueue: `${prefix}bare`,
-        args: [`${receiverBase}/bare`, sampleBody],
-      });
-    }
-  }),
-);
-await until('bare deliveries', () => received.bare >= EVENTS);
-const barePerSecond = EVENTS / ((performance.now() - td) / 1000);
-row(
-  'webhook deliveries, one endpoint',
-  `${fmt(oursPerSecond)} /s`,
-  `bare workflow + one HTTP activity: ${fmt(barePerSecond)} /s`,
-  `${fmt((100 * oursPerSecond) / barePerSecond, 1)} %`,
+/**
+ * EVENTS deliveries to one endpoint through our path with `perEndpoint` of them allowed in flight
+ * (WEBHOOK_ENDPOINT_CONCURRENCY), then EVENTS bare workflows whose worker has as many activity slots:
+ * the same concurrency on both sides, so the ratio is the path's and not the limit's.
+ */
+async function deliveries(perEndpoint: number, label: string): Promise<void> {
+  say(
+    `deliveries, ${perEndpoint} in flight to the endpoint: ${EVENTS} through our path, then ${EVENTS} bare workflow + activity`,
+  );
+  const activities = createActivities({
+    orm: runtime.orm,
+    config: { ...runtime.config, WEBHOOK_ENDPOINT_CONCURRENCY: perEndpoint },
+    client: workerTemporal.client,
+    eagerStarts: workerTemporal.eagerStarts,
+    recognizer: async () => instant,
+  });
+  const deliveryWorker = await Worker.create({
+    connection,
+    taskQueue: queues.deliveries,
+    workflowsPath,
+    activities,
+    // A delivery's first attempt is a local activity: bounded by the same slots, as createWorkers does.
+    maxConcurrentActivityTaskExecutions: 20,
+    maxConcurrentLocalActivityExecutions: 20,
+  });
+  const bareQueue = `${prefix}bare-${perEndpoint}`;
+  const bareWorker = await Worker.create({
+    connection,
+    taskQueue: bareQueue,
+    workflowsPath: resolve(root, 'scripts/bench/bare/delivery.workflow.ts'),
+    activities: {
+      async post(url: string, body: string) {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.arrayBuffer();
+        return res.status;
+      },
+    },
+    maxConcurrentActivityTaskExecutions: perEndpoint,
+  });
+  const workersRunning = Promise.all([deliveryWorker.run(), bareWorker.run()]);
+  const eventIds: string[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const e = await runtime.orm.em.fork().transactional((tx) =>
+      services.events.record(tx, {
+        organisationId: hookOrg.id,
+        type: 'task.created',
+        dedupeKey: `bench:${perEndpoint}:${i}`,
+        data: { taskId: `tsk_${i}` },
+      }),
+    );
+    eventIds.push(e.id);
+  }
+  const oursBefore = received.ours;
+  let nextEvent = 0;
+  let td = performance.now();
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (nextEvent < eventIds.length) {
+        await createCommands(createServices(runtime.orm.em.fork(), { config: runtime.config }), {
+          client: runtime.temporal.client,
+          config: runtime.config,
+        }).events.dispatch(eventIds[nextEvent++]!);
+      }
+    }),
+  );
+  await until('our deliveries', () => received.ours - oursBefore >= EVENTS);
+  const oursPerSecond = EVENTS / ((performance.now() - td) / 1000);
+  const bareBefore = received.bare;
+  let nextBare = 0;
+  td = performance.now();
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (nextBare < EVENTS) {
+        const i = nextBare++;
+        await runtime.temporal.client.workflow.start('bareDeliveryWorkflow', {
+          workflowId: `${bareQueue}-${i}`,
+          taskQueue: bareQueue,
+          args: [`${receiverBase}/bare`, sampleBody],
+        });
+      }
+    }),
+  );
+  await until('bare deliveries', () => received.bare - bareBefore >= EVENTS);
+  const barePerSecond = EVENTS / ((performance.now() - td) / 1000);
+  row(
+    label,
+    `${fmt(oursPerSecond)} /s`,
+    `bare workflow + one HTTP activity, ${perEndpoint} slots: ${fmt(barePerSecond)} /s`,
+    `${fmt((100 * oursPerSecond) / barePerSecond, 1)} %`,
+  );
+  deliveryWorker.shutdown();
+  bareWorker.shutdown();
+  await workersRunning;
+}
+// The path, every worker slot open to the one endpoint; then the default limit a worker gives one endpoint.
+await deliveries(20, 'webhook deliveries, one endpoint, 20 in flight (WEBHOOK_ENDPOINT_CONCURRENCY=20)');
+await deliveries(
+  runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY,
+  `the same at the default limit, ${runtime.config.WEBHOOK_ENDPOINT_CONCURRENCY} in flight to one endpoint`,
 );
 
 // What a client feels: POST /analyses -> signed analysis.completed webhook for real photos, minus the
 // recognition time the worker measured, split into steps (time-to-result.ts; alone: npm run bench:result).
+if (only === 'deliveries') await finish();
 for (const r of timeToResultRows(
   await timeToResult({
     services,
@@ -663,8 +685,6 @@ for (const r of timeToResultRows(
 ))
   row(...(r as [string, string, string, string]));
 
-[deliveryWorker, bareWorker].forEach((w) => w.shutdown());
-await Promise.all([workersRunning]);
 await connection.close();
 receiver.close();
 

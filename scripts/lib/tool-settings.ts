@@ -38,8 +38,8 @@ export const TOOL_SETTINGS_SCHEMA = z.object({
   // bench:api
   BENCH_SECONDS: count(10).describe('bench:api and bench:overhead: seconds of each measurement.'),
   BENCH_ONLY: z
-    .preprocess(unsetWhenEmpty, z.enum(['reads', 'submissions']).optional())
-    .describe('bench:api: only the read rows or only the submission rows.'),
+    .preprocess(unsetWhenEmpty, z.enum(['reads', 'submissions', 'deliveries']).optional())
+    .describe('bench:api: only the read rows, only the submission rows, or only the deliveries row.'),
   BENCH_SERVER: z
     .preprocess(unsetWhenEmpty, z.enum(['memory', 'file']).optional())
     .describe('bench:api: the submission rows on that dev server only (both by default).'),
