@@ -17,8 +17,9 @@ export function createDeliveryActivities({ services, commands, config }: Deliver
   };
   return {
     async attemptDelivery({ deliveryId, nextDelayMs, endpoint }) {
-      const release = endpoint ? slots.take(endpoint) : () => undefined;
-      // Answered before anything is claimed or sent, so the slot this activity runs in is free at once.
+      const release = endpoint ? await slots.acquire(endpoint) : () => undefined;
+      // Answered before anything is claimed or sent: the slot this activity runs in is held at most the
+      // short wait in line for a quick endpoint (EndpointSlots.acquire), then free at once.
       if (!release) return { outcome: 'busy' };
       try {
         return await services.deliveries.attempt(deliveryId, nextDelayMs, deliveryOptions);

@@ -85,7 +85,7 @@ export class EventDispatcher {
     for (const eventId of eventIds) refs.push(...(await this.fanOutOwned(eventId)));
     const here = await Promise.all(
       refs.map(async (ref) => {
-        const release = slots.take(endpointKey(ref));
+        const release = await slots.acquire(endpointKey(ref));
         // The endpoint's slots are taken: its workflow waits for one, as every delivery did before.
         if (!release) {
           await this.start(ref, 'REJECT_DUPLICATE');
