@@ -288,7 +288,7 @@ const schema = z.object({
     .max(100)
     .default(2)
     .describe(
-      "deliveries one endpoint (a webhook; an organisation's callbacks together) may have in flight per worker process: a receiver that hangs holds at most this many delivery slots, the others' go on",
+      "deliveries one endpoint (a webhook; an organisation's callbacks together) may have in flight per worker process: a receiver that hangs holds at most this many delivery slots (and, for at most 250 ms after it stops answering, those of the deliveries waiting in line for them), the others' go on",
     ),
   WEBHOOK_DISABLE_AFTER_MS: z.coerce
     .number()
