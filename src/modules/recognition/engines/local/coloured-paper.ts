@@ -1,4 +1,4 @@
-import { darkComponents } from './glyphs.js';
+import { regionBoxes } from './label-finder.js';
 import type { Box } from './ocr-types.js';
 import { shrink, type Photo } from './photo.js';
 
@@ -31,19 +31,5 @@ export async function colouredPaperBoxes(photo: Photo): Promise<Box[]> {
     mask[i] =
       max >= COLOURED_MIN && max - Math.min(r, g, b) >= COLOURED_CHROMA * max && g < COLOURED_DARK_GREEN ? 0 : 1;
   }
-  const boxes: Box[] = [];
-  for (const c of darkComponents(mask, W, H, 1)) {
-    const bw = c.x1 - c.x0,
-      bh = c.y1 - c.y0;
-    const aspect = bw / bh;
-    if (bw < W * 0.04 || bh < H * 0.02 || bw > W * 0.5 || aspect < 2 || aspect > 8 || c.area / (bw * bh) < 0.5)
-      continue;
-    boxes.push({
-      x0: Math.floor(c.x0 * fx),
-      y0: Math.floor(c.y0 * fy),
-      x1: Math.min(photo.width, Math.ceil(c.x1 * fx)),
-      y1: Math.min(photo.height, Math.ceil(c.y1 * fy)),
-    });
-  }
-  return boxes;
+  return regionBoxes(photo, { mask, width: W, height: H, fx, fy }, { minHeight: 0.02, minAspect: 2, minFill: 0.5 });
 }

@@ -32,12 +32,36 @@ export async function findLabelBoxes(photo: Photo): Promise<Box[]> {
     const yellow = r > paper * 0.78 && g > paper * 0.7 && b < paper * 0.6;
     mask[i] = white || yellow ? 0 : 1;
   }
+  return regionBoxes(photo, { mask, width: W, height: H, fx, fy }, { minHeight: 0.025, minAspect: 0.6, minFill: 0.35 });
+}
+
+/** A label region's size, shape and fill: heights and widths as shares of the copy searched. */
+export type RegionLimits = { minHeight: number; minAspect: number; minFill: number };
+
+/**
+ * The connected regions of a quarter-size copy's mask (its zeros) kept as labels, in the photo's
+ * pixels: at least 4 % of the copy across and at most half, no more than eight times as wide as tall,
+ * and `limits` for the rest (each finder's own paper).
+ */
+export function regionBoxes(
+  photo: Pick<Photo, 'width' | 'height'>,
+  copy: { mask: Uint8Array; width: number; height: number; fx: number; fy: number },
+  limits: RegionLimits,
+): Box[] {
+  const { mask, width: W, height: H, fx, fy } = copy;
   const boxes: Box[] = [];
   for (const c of darkComponents(mask, W, H, 1)) {
     const bw = c.x1 - c.x0,
       bh = c.y1 - c.y0;
     const aspect = bw / bh;
-    if (bw < W * 0.04 || bh < H * 0.025 || bw > W * 0.5 || aspect < 0.6 || aspect > 8 || c.area / (bw * bh) < 0.35)
+    if (
+      bw < W * 0.04 ||
+      bh < H * limits.minHeight ||
+      bw > W * 0.5 ||
+      aspect < limits.minAspect ||
+      aspect > 8 ||
+      c.area / (bw * bh) < limits.minFill
+    )
       continue;
     boxes.push({
       x0: Math.floor(c.x0 * fx),
