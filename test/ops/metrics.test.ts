@@ -163,8 +163,16 @@ describe('Prometheus metrics: the API, the worker and the Temporal SDK', () => {
     assert.ok(value(work, 'shelf_process_resident_memory_bytes') > 0, 'process metrics too');
     assertNoIds(work, 'worker');
 
-    // The SDK's own metrics, from its core's Prometheus exporter.
-    const sdk = await scrape(`http://127.0.0.1:${sdkPort}/metrics`);
+    // The SDK's own metrics, from its core's Prometheus exporter. The analysis' workflow ends a step after
+    // its delivery (the console's preview): its completion is counted once it has (seen red in CI when scraped at once).
+    const sdk = await waitFor(
+      "the workflow's completion counted",
+      async () => {
+        const scraped = await scrape(`http://127.0.0.1:${sdkPort}/metrics`);
+        return scraped.families.some((f) => f.name === 'temporal_workflow_completed_total') && scraped;
+      },
+      10_000,
+    );
     const names = new Set(sdk.families.map((f) => f.name));
     for (const name of [
       'temporal_workflow_completed_total',
