@@ -377,13 +377,7 @@ export class LocalRecognizer implements Recognizer {
   ): Promise<void> {
     if (entries.length === 0) return;
     const gtins = new Set(entries.map((e) => e.gtin).filter(Boolean));
-    const best = labels.map((label) => {
-      const barcode = this.barcodeFor(label, barcodes, labels);
-      const byBarcode = barcode?.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
-      if (byBarcode || (barcode?.gtin && gtins.size === 0)) return { entry: byBarcode ?? null, named: true };
-      const entry = this.bestEntry(label, entries);
-      return { entry, named: (entry?.score ?? 0) >= 0.5 };
-    });
+    const best = labels.map((label) => this.naming(label, barcodes, labels, entries, gtins));
     if (best.every((b) => b.named)) return;
     const regions = await colouredPaperBoxes(photo);
     mark('colouredPaper');
@@ -433,6 +427,25 @@ export class LocalRecognizer implements Recognizer {
    * third or more still name nothing), the whole photo, where a symbol outside the label's paper or
    * a label the finder cut short is found too. On photos whose labels read, this costs nothing.
    */
+  /**
+   * What a label names: the entry its symbol's GTIN is (any decoded symbol names it when the catalogue
+   * holds no GTINs), else the entry its print names best, named at a score of 0.5 or more. `gtins`: the
+   * catalogue's, worked out once by the caller.
+   */
+  private naming(
+    label: Label,
+    barcodes: FoundBarcode[],
+    labels: Label[],
+    entries: Entry[],
+    gtins: ReadonlySet<string | null>,
+  ): { entry: Entry | null; named: boolean } {
+    const gtin = this.barcodeFor(label, barcodes, labels)?.gtin;
+    if (gtin && (gtins.size === 0 || gtins.has(gtin)))
+      return { entry: entries.find((e) => e.gtin === gtin) ?? null, named: true };
+    const entry = this.bestEntry(label, entries);
+    return { entry, named: (entry?.score ?? 0) >= 0.5 };
+  }
+
   private async readBarcodes(
     grey: GreyImage,
     labels: Label[],
@@ -447,11 +460,7 @@ export class LocalRecognizer implements Recognizer {
     const unnamed = () =>
       labels
         .map((label, i) => ({ label, reading: readings[i]! }))
-        .filter(({ label }) => {
-          const barcode = this.barcodeFor(label, barcodes, labels);
-          if (barcode?.gtin && (gtins.size === 0 || gtins.has(barcode.gtin))) return false;
-          return (this.bestEntry(label, entries)?.score ?? 0) < 0.5;
-        });
+        .filter(({ label }) => !this.naming(label, barcodes, labels, entries, gtins).named);
     const small = unnamed().flatMap(({ reading }) => reading.smallBarcodes);
     if (small.length > 0) barcodes.push(...(await readRegions(grey, small, true)));
     const left = unnamed();
