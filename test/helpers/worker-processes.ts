@@ -9,13 +9,18 @@ const root = resolve(import.meta.dirname, '../..');
 
 /**
  * The production worker entry point as its own process (see worker-process.ts), on the test's
- * queues. No relay unless asked: a relay sweeps the whole database, other test files' rows too.
+ * queues. No relay unless asked, and then only on a database of the test's own: a relay sweeps the
+ * whole database, other test files' rows too.
  */
 export function spawnWorker(
   prefix: string,
   opts: { relay?: boolean; env?: Record<string, string> } = {},
 ): { child: ChildProcess; printed(text: string): Promise<void> } {
-  const env = { RECOGNIZER: 'slow-scripted', ...opts.env };
+  const env: Record<string, string> = { RECOGNIZER: 'slow-scripted', ...opts.env };
+  // The run's database is shared by the test processes running at once: a relay there starts other
+  // files' stranded rows on this worker's queues (it did: cli/analyses-retry's, once).
+  if (opts.relay && (!env.DATABASE_URL || env.DATABASE_URL === process.env.DATABASE_URL))
+    throw new Error('spawnWorker: a relay sweeps its whole database; give it one of its own (env.DATABASE_URL)');
   // From npm test's bundle (node-entry.ts), bar the local recognizer: its threads load their module
   // from beside the source file, which a bundle is not.
   const entry = 'test/helpers/worker-process.ts';

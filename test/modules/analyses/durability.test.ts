@@ -7,6 +7,7 @@ import { createCommands } from '../../../src/commands.js';
 import { createServices } from '../../../src/services.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
+import { dropDatabase, freshDatabase, uniqueName } from '../../helpers/fresh-database.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
 import { forgetKilledWorker, waitFor } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/worker.js';
@@ -18,10 +19,22 @@ describe('durability between the database, Temporal and worker processes', () =>
   let host: ImageHost;
   const prefix = uniquePrefix('durability');
   const children: ChildProcess[] = [];
+  // A database of its own: the relay below sweeps every row of the database it runs on, and on the
+  // run's shared one it once started another file's stranded retry (cli/analyses-retry) on this
+  // file's queues, where no worker was left to run it.
+  let databaseUrl: string;
+  const worker = (opts: { relay?: boolean; env?: Record<string, string> } = {}) =>
+    spawnWorker(prefix, { ...opts, env: { ...opts.env, DATABASE_URL: databaseUrl } });
 
   before(async () => {
+    databaseUrl = await freshDatabase(process.env.DATABASE_URL!, uniqueName('shelf_test_durability'));
     // A dead worker's pass is retried after 3 s of silence instead of the default 20.
-    api = await startTestApi({ TASK_QUEUE_PREFIX: prefix, ANALYSIS_RUNS: 1, RECOGNITION_HEARTBEAT_TIMEOUT_MS: 3000 });
+    api = await startTestApi({
+      DATABASE_URL: databaseUrl,
+      TASK_QUEUE_PREFIX: prefix,
+      ANALYSIS_RUNS: 1,
+      RECOGNITION_HEARTBEAT_TIMEOUT_MS: 3000,
+    });
     org = await createTestOrg(api.runtime, { credits: 10 });
     host = await startImageHost({ '/beans.png': { body: await pngOfWidth(90) } });
   });
@@ -29,10 +42,11 @@ describe('durability between the database, Temporal and worker processes', () =>
     for (const c of children) await stopProcess(c);
     await host.close();
     await api.close();
+    await dropDatabase(databaseUrl);
   });
 
   it('a worker killed mid-analysis: a new worker finishes it, products written once, credit taken once', async () => {
-    const first = spawnWorker(prefix);
+    const first = worker();
     children.push(first.child);
     const res = await api.request('POST', '/analyses', {
       key: org.keys.write,
@@ -45,7 +59,7 @@ describe('durability between the database, Temporal and worker processes', () =>
     await forgetKilledWorker(api.runtime.temporal.client, api.runtime.config.TEMPORAL_NAMESPACE, [id]);
 
     // The retried pass need not be slow: the kill happened in the first one.
-    const second = spawnWorker(prefix, { env: { SLOW_RECOGNIZER_MS: '200' } });
+    const second = worker({ env: { SLOW_RECOGNIZER_MS: '200' } });
     children.push(second.child);
     const done = await waitFor(
       'the analysis to complete on the second worker',
@@ -101,8 +115,8 @@ describe('durability between the database, Temporal and worker processes', () =>
     assert.equal(row!.workflow_started_at, null);
 
     // A worker process runs the relay; it starts the stranded workflow after its grace period.
-    const worker = spawnWorker(prefix, { relay: true, env: { SLOW_RECOGNIZER_MS: '200' } });
-    children.push(worker.child);
+    const relaying = worker({ relay: true, env: { SLOW_RECOGNIZER_MS: '200' } });
+    children.push(relaying.child);
     const done = await waitFor(
       'the relay to start and finish the analysis',
       async () => {
@@ -126,7 +140,7 @@ describe('durability between the database, Temporal and worker processes', () =>
       analysis.id,
     ]);
     assert.equal(products!.n, 1);
-    await stopProcess(worker.child, 'SIGTERM');
+    await stopProcess(relaying.child, 'SIGTERM');
   });
 
   it('20 concurrent submissions against 10 credits: exactly 10 accepted, 10 refused with 402, balance 0', async () => {
