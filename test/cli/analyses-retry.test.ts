@@ -258,9 +258,8 @@ describe('operator CLI: analyses:retry', () => {
       [[id, 'retried', true, false]],
     );
     assert.match(run.stderr, /"msg":"retry start deferred to the relay"/);
-    // The retry is committed: counted on the row. Its workflow is the relay's to start, this test's
-    // sweep below or the relay of another test file's worker process sharing this database (seen in
-    // CI: durability.test.ts's started and finished it first), so its state is not asserted here.
+    // The retry is committed: counted on the row. Its workflow is the relay's to start: this test's
+    // sweep below (no other test file runs a relay on this database: spawnWorker refuses it).
     const [row] = await sql<{ retries: number }>(
       api.runtime.orm.em.fork(),
       `select retries from analyses where id = ?`,
