@@ -19,6 +19,10 @@ import { shelfInput } from '../../../helpers/shelf-photos.js';
 const RECALL_FLOOR = 0.9;
 // Precision today: 0.972 (two wrong products); same rule.
 const PRECISION_FLOOR = 0.95;
+// Shelf (top, eye-level, middle, bottom) and section (left, center, right) both right, of the
+// products found: 0.814 today; 0.512 when a pack's window or print read as a label made shelf rows
+// of its own (docs/decisions.md, D348), which this test fails.
+const POSITION_FLOOR = 0.75;
 const dir = resolve(import.meta.dirname, '../../../fixtures/second-generator-shelves');
 const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8')) as CatalogueEntry[];
 const truths = readdirSync(dir)
@@ -28,28 +32,33 @@ const truths = readdirSync(dir)
 
 describe('local recognizer on shelves from a generator it was never tuned on', () => {
   const engines = new RecognitionEngines();
-  let recognizer: Recognizer;
+  // Each photo read once, for the figures of both tests.
+  const scores: { image: string; score: ReturnType<typeof scoreShelf> }[] = [];
   before(async () => {
-    recognizer = await engines.create('local');
-  });
-  after(() => engines.close());
-
-  it(`finds at least ${Math.round(RECALL_FLOOR * 100)} % of the products on the fixed sample, and names nothing that is not there`, async () => {
-    let truth = 0,
-      found = 0,
-      falsePositives = 0;
-    const perPhoto: string[] = [];
+    const recognizer: Recognizer = await engines.create('local');
     for (const t of truths) {
       const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${t.image}`), catalogue));
-      const s = scoreShelf(products, t, catalogue);
-      truth += s.truth;
-      found += s.found;
-      falsePositives += s.falsePositives;
-      perPhoto.push(`${t.image} ${s.found}/${s.truth}${s.falsePositives ? ` +${s.falsePositives} wrong` : ''}`);
+      scores.push({ image: t.image, score: scoreShelf(products, t, catalogue) });
     }
+  });
+  after(() => engines.close());
+  const sum = (key: 'truth' | 'found' | 'falsePositives' | 'positionsRight') =>
+    scores.reduce((n, s) => n + s.score[key], 0);
+
+  it(`finds at least ${Math.round(RECALL_FLOOR * 100)} % of the products on the fixed sample, and names nothing that is not there`, () => {
+    const perPhoto = scores.map(
+      ({ image, score: s }) => `${image} ${s.found}/${s.truth}${s.falsePositives ? ` +${s.falsePositives} wrong` : ''}`,
+    );
+    const [truth, found, falsePositives] = [sum('truth'), sum('found'), sum('falsePositives')];
     const recall = found / truth;
     const precision = found / Math.max(1, found + falsePositives);
     assert.ok(recall >= RECALL_FLOOR, `recall ${found}/${truth} = ${recall.toFixed(3)}: ${perPhoto.join(', ')}`);
     assert.ok(precision >= PRECISION_FLOOR, `precision ${precision.toFixed(3)}: ${perPhoto.join(', ')}`);
+  });
+
+  it(`puts at least ${Math.round(POSITION_FLOOR * 100)} % of the products it finds on their shelf and in their section`, () => {
+    const [found, placed] = [sum('found'), sum('positionsRight')];
+    const perPhoto = scores.map(({ image, score: s }) => `${image} ${s.positionsRight}/${s.found}`);
+    assert.ok(placed / found >= POSITION_FLOOR, `${placed}/${found} placed right: ${perPhoto.join(', ')}`);
   });
 });

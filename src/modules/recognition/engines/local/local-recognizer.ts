@@ -183,6 +183,8 @@ export class LocalRecognizer implements Recognizer {
   readonly name = 'local';
   /** decodePhoto, the first thing read of every photo, refuses one that does not decode (D282). */
   readonly decodesEveryPhoto = true;
+  /** The label each product was made from, for placing products in shelf rows once all are known. */
+  private readonly labelBoxes = new WeakMap<RecognizedProduct, Box>();
 
   constructor(private readonly opts: LocalRecognizerOptions) {}
 
@@ -305,7 +307,20 @@ export class LocalRecognizer implements Recognizer {
       }
       products.push(product);
     }
-    return [...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)];
+    return this.inRows([...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)]);
+  }
+
+  /**
+   * Shelf positions again, from the rows of the labels that gave a product. The rows taken before
+   * (to place each product while it was made) counted every box read as a label, a pack's window and
+   * print on a pack among them: such boxes made rows of their own between the shelf edges, and
+   * a three-shelf photo's top shelf came out `middle` (the second generator's photos: 0.51 of their
+   * positions right).
+   */
+  private inRows(products: RecognizedProduct[]): RecognizedProduct[] {
+    const labelled = products.filter((p) => this.labelBoxes.has(p));
+    const rows = this.rowsOf(labelled, (p) => this.labelBoxes.get(p)!);
+    return products.map((p) => (rows.has(p) ? { ...p, shelfPosition: rows.get(p)! } : p));
   }
 
   /**
@@ -821,7 +836,7 @@ export class LocalRecognizer implements Recognizer {
     const known = best && best.score >= 0.5 ? best : null;
     const placed = typeof place === 'function' ? place(known) : place;
     const { units, centreX } = placed;
-    return {
+    const product: RecognizedProduct = {
       brand: known?.entry.brand ?? null,
       description: known?.entry.name ?? (label.nameText || null),
       units,
@@ -841,6 +856,8 @@ export class LocalRecognizer implements Recognizer {
       sizeUnit: known?.entry.sizeUnit ?? null,
       box: productBox(label.box, placed, width, height),
     };
+    this.labelBoxes.set(product, label.box);
+    return product;
   }
 
   /** A label is a line with a price plus the lines just above it that it shares a column with. */
@@ -930,14 +947,18 @@ export class LocalRecognizer implements Recognizer {
 
   /** Rows of labels (shelf edges), top to bottom, mapped to the spec's shelf positions. */
   private rows(labels: Label[]): Map<Label, RecognizedProduct['shelfPosition']> {
-    const sorted = [...labels].sort((a, b) => cy(a.box) - cy(b.box));
-    const groups: Label[][] = [];
-    for (const label of sorted) {
+    return this.rowsOf(labels, (l) => l.box);
+  }
+
+  private rowsOf<T>(items: T[], boxOf: (item: T) => Box): Map<T, RecognizedProduct['shelfPosition']> {
+    const sorted = [...items].sort((a, b) => cy(boxOf(a)) - cy(boxOf(b)));
+    const groups: T[][] = [];
+    for (const item of sorted) {
       const last = groups.at(-1);
+      const [box, before] = [boxOf(item), last ? boxOf(last.at(-1)!) : null];
       // Same row: centres closer than half the taller label (labels of one shelf edge align).
-      if (last && cy(label.box) - cy(last.at(-1)!.box) < Math.max(h(label.box), h(last.at(-1)!.box)) / 2)
-        last.push(label);
-      else groups.push([label]);
+      if (last && before && cy(box) - cy(before) < Math.max(h(box), h(before)) / 2) last.push(item);
+      else groups.push([item]);
     }
     const names = (n: number, i: number): RecognizedProduct['shelfPosition'] => {
       if (n === 1) return 'eye-level';
@@ -945,7 +966,7 @@ export class LocalRecognizer implements Recognizer {
       if (i === n - 1) return 'bottom';
       return i === 1 ? 'eye-level' : 'middle';
     };
-    const out = new Map<Label, RecognizedProduct['shelfPosition']>();
+    const out = new Map<T, RecognizedProduct['shelfPosition']>();
     groups.forEach((g, i) => g.forEach((l) => out.set(l, names(groups.length, i))));
     return out;
   }
