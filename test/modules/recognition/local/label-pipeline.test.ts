@@ -76,10 +76,14 @@ describe('local recognizer stages', () => {
     const [boxes, packs] = await Promise.all([findLabelBoxes(photo), packMask(photo)]);
     for (const p of truthOf('shelf-05').products) {
       const label = boxes.find((b) => inside(b, p.label.bbox))!;
-      const next = boxes
-        .filter((b) => b.x0 > label.x0 && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2)
-        .map((b) => b.x0);
-      assert.equal(countPacks(packs, label, Math.min(1600, ...next)).units, p.units, p.sku);
+      const row = boxes.filter((b) => b !== label && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2);
+      const [before, after] = [row.filter((b) => b.x0 < label.x0), row.filter((b) => b.x0 > label.x0)];
+      const place = {
+        rightLimit: Math.min(1600, ...after.map((b) => b.x0)),
+        leftMiddle: Math.max(0, ...before.map((b) => (b.x0 + b.x1) / 2)),
+        rightMiddle: Math.min(1600, ...after.map((b) => (b.x0 + b.x1) / 2)),
+      };
+      assert.equal(countPacks(packs, label, place).units, p.units, p.sku);
     }
   });
 

@@ -249,11 +249,16 @@ export class LocalRecognizer implements Recognizer {
     const rows = this.rows(labels);
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
-      const sameRow = labels.filter(
-        (l) => l !== label && l.box.x0 > label.box.x0 && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2,
-      );
-      const rightLimit = Math.min(grey.width, ...sameRow.map((l) => l.box.x0));
-      const { units, extent } = countPacks(packs, label.box, rightLimit);
+      const sameRow = labels.filter((l) => l !== label && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2);
+      const [before, after] = [
+        sameRow.filter((l) => l.box.x0 < label.box.x0),
+        sameRow.filter((l) => l.box.x0 > label.box.x0),
+      ];
+      const { units, extent } = countPacks(packs, label.box, {
+        rightLimit: Math.min(grey.width, ...after.map((l) => l.box.x0)),
+        leftMiddle: Math.max(0, ...before.map((l) => cx(l.box))),
+        rightMiddle: Math.min(grey.width, ...after.map((l) => cx(l.box))),
+      });
       const own = this.barcodeFor(label, barcodes, labels);
       const top = shelfAbove(label.box, labels);
       const product = this.toProduct(

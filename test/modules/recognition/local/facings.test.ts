@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { countPacks, packMask } from '../../../../src/modules/recognition/engines/local/facings.js';
+import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
+
+// The second generator's committed sample (looked at: a regression floor, docs/decisions.md D349):
+// packs that touch, white or pale packs, labels centred under their packs. Counted from the labels'
+// boxes in the ground truth, so that only the counting is tested.
+const dir = resolve(import.meta.dirname, '../../../fixtures/second-generator-shelves');
+type Truth = { image: string; products: { sku: string; units: number; label: { bbox: number[] } }[] };
+
+async function countedRight(name: string): Promise<{ right: number; of: number; seen: string[] }> {
+  const truth = JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as Truth;
+  const photo = await decodePhoto(readFileSync(`${dir}/${truth.image}`));
+  const packs = await packMask(photo);
+  const labels = truth.products.map((p) => {
+    const [x0, y0, x1, y1] = p.label.bbox as [number, number, number, number];
+    return { p, box: { x0, y0, x1, y1 } };
+  });
+  const cy = (b: { y0: number; y1: number }) => (b.y0 + b.y1) / 2;
+  const cx = (b: { x0: number; x1: number }) => (b.x0 + b.x1) / 2;
+  let right = 0;
+  const seen: string[] = [];
+  for (const { p, box } of labels) {
+    const row = labels.filter((l) => l.box !== box && Math.abs(cy(l.box) - cy(box)) < (box.y1 - box.y0) / 2);
+    const [before, after] = [row.filter((l) => l.box.x0 < box.x0), row.filter((l) => l.box.x0 > box.x0)];
+    const { units } = countPacks(packs, box, {
+      rightLimit: Math.min(photo.width, ...after.map((l) => l.box.x0)),
+      leftMiddle: Math.max(0, ...before.map((l) => cx(l.box))),
+      rightMiddle: Math.min(photo.width, ...after.map((l) => cx(l.box))),
+    });
+    if (units === p.units) right++;
+    seen.push(`${p.sku} ${units}/${p.units}`);
+  }
+  return { right, of: labels.length, seen };
+}
+
+describe('facings on shelves whose packs touch or stand centred over their label', () => {
+  // Before D349 the colour runs alone counted 0 of shelf-07's 8 and 2 of shelf-04's 6 right.
+  for (const [name, least] of [
+    ['shelf-07', 5],
+    ['shelf-04', 5],
+  ] as const)
+    it(`counts at least ${least} of ${name}'s products' facings right`, async () => {
+      const { right, of, seen } = await countedRight(name);
+      assert.ok(right >= least, `${right}/${of} right: ${seen.join(', ')}`);
+    });
+});
