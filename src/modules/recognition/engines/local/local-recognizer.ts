@@ -322,7 +322,12 @@ export class LocalRecognizer implements Recognizer {
    * a three-shelf photo's top shelf came out `middle` (the second generator's photos: 0.51 of their
    * positions right).
    */
-  private inRows(products: RecognizedProduct[]): RecognizedProduct[] {
+  private inRows(all: RecognizedProduct[]): RecognizedProduct[] {
+    // A product named without a price where another label of the photo shows the same product priced
+    // is that product seen again: its name on a pack's window or print, above its own label. Kept, it
+    // stood first for its product with no price, on the pack's row, with the pack's count.
+    const priced = new Set(all.filter((p) => p.sku !== null && p.price !== null).map((p) => p.sku));
+    const products = all.filter((p) => p.sku === null || p.price !== null || !priced.has(p.sku));
     const labelled = products.filter((p) => this.labelBoxes.has(p));
     const rows = this.rowsOf(labelled, (p) => this.labelBoxes.get(p)!);
     return products.map((p) => (rows.has(p) ? { ...p, shelfPosition: rows.get(p)! } : p));
