@@ -33,13 +33,30 @@ describe('label price parser', () => {
       currency: 'GBP',
       multiBuy: null,
     });
-    assert.deepEqual(parseLabelPrices('£1.50 £2.25'), {
+    assert.deepEqual(parseLabelPrices('SAVE 33% £1.50 £2.25'), {
       price: 2.25,
       discountedPrice: 1.5,
       onSale: true,
       currency: 'GBP',
       multiBuy: null,
     });
+  });
+
+  it('takes a second price for an offer only where the label says one (D351)', () => {
+    // A price by the measure whose "per 100g" OCR garbled: the label's price, no offer.
+    for (const text of [
+      '£1.50 £2.25',
+      'Stonebay Oat Cookies 300g £2.19 £0.73 pr 1009',
+      'Orchard Row 2,19 € 1009 = 0,88 €',
+    ])
+      assert.deepEqual([parseLabelPrices(text)?.discountedPrice, parseLabelPrices(text)?.onSale], [null, false], text);
+    for (const text of [
+      'NOW £0.95 WAS £1.59',
+      'SPECIAL OFFER 300円 188円',
+      'PRICE DROP ¥300 ¥198',
+      'SAVE 20% €2.79 €3.49',
+    ])
+      assert.equal(parseLabelPrices(text)?.onSale, true, text);
   });
 
   it("leaves out a price by the measure, printed under the label's own (D310)", () => {

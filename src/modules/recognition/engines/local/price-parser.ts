@@ -19,6 +19,11 @@ const AMOUNT =
 // "for" as OCR reads it in small print: tor, f0r.
 const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
+/**
+ * What an offer label says beside its two prices. Without any of it, a second price is the price by
+ * the measure whose "per 100g" OCR did not read (`£0.74 per 1009`), not an offer.
+ */
+const OFFER = /\b(?:WAS|NOW|SAVE|OFFER|REDUCED|DROP|DEAL|SALE|SPECIAL)\b|%/i;
 
 function round2(v: number) {
   return Math.round(v * 100) / 100;
@@ -75,6 +80,8 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     // Two prices on one label: the first is the old one on WAS/NOW labels; otherwise the higher is regular.
     const [a, b] = amounts as [number, number];
     const [regular, now] = WAS_NOW.test(rest) ? [a, b] : [Math.max(a, b), Math.min(a, b)];
+    if (!multiBuy && !OFFER.test(rest))
+      return { price: regular, discountedPrice: null, onSale: false, currency, multiBuy };
     if (regular !== now) return { price: regular, discountedPrice: now, onSale: true, currency, multiBuy };
     return { price: regular, discountedPrice: null, onSale: !!multiBuy, currency, multiBuy };
   }
