@@ -119,6 +119,31 @@ describe('label price parser', () => {
     assert.equal(parseLabelPrices('Soup 400g 12 pack'), null);
   });
 
+  it('reads a price whose decimal point OCR lost, beside its sign, where no other price shows (D346)', () => {
+    // First readings of second-generator tuning labels (seeds 2468, 9753).
+    assert.deepEqual(parseLabelPrices('1 ve £4 Copperleaf Herbal Shar 400m! $3 49 | < } $a'), {
+      price: 3.49,
+      discountedPrice: null,
+      onSale: false,
+      currency: 'USD',
+      multiBuy: null,
+    });
+    assert.equal(parseLabelPrices('Orchard Row Dried Apricots 250g | 1 99 €')!.currency, 'EUR');
+    assert.equal(parseLabelPrices('Orchard Row Dried Apricots 250g | 1 99 €')!.price, 1.99);
+    assert.equal(parseLabelPrices('Copperieaf Tortilla Chips 200g £ 1 49 . peewee 75p per 1009')!.price, 1.49);
+    // Small print read as junk beside a price that was read: that price alone.
+    assert.deepEqual(parseLabelPrices('ORCHARD ROW LAUNDRY GEL £3.75 | PYUPOIFFIIUC(E 4 £3.75 per IL £85 00'), {
+      price: 3.75,
+      discountedPrice: null,
+      onSale: false,
+      currency: 'GBP',
+      multiBuy: null,
+    });
+    // No sign, or a price by the measure: no price.
+    assert.equal(parseLabelPrices('Soup 400g 12 50'), null);
+    assert.equal(parseLabelPrices('£0 30 per 100g'), null);
+  });
+
   it('reads "for" as OCR misreads it in small print', () => {
     assert.deepEqual(parseLabelPrices('£2.87 2 tor £4.59')!.multiBuy, { quantity: 2, total: 4.59 });
     assert.equal(parseLabelPrices('£2.18 2 f0r £3.49')!.discountedPrice, 1.75);

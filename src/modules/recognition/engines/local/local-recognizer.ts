@@ -20,7 +20,7 @@ import { parseLabelPrices, showsCurrencySign, type LabelPrice } from './price-pa
 import { readTagPrice } from './tag-price.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
-/** `currency`: the shelf's, for a label whose own price was not read (withShelfCurrency). */
+/** `currency`: the shelf's, for a label whose own price was not read (shelfCurrency). */
 type Label = { box: Box; nameText: string; price: LabelPrice | null; lines: OcrLine[]; currency?: string };
 type Entry = IndexedEntry;
 /**
@@ -143,16 +143,43 @@ function namesAWord(text: Set<string>, e: IndexedEntry): boolean {
 /**
  * One shelf is priced in one currency. A catalogue spanning countries holds the same product once
  * per currency (the same brand and name), and a label whose price was not read would otherwise be
- * named as whichever came first: such labels take the currency most of the shelf's prices show
- * (two or more, four in five of them).
+ * named as whichever came first: such labels take the shelf's currency. What each priced label says
+ * of it: the currency of the entries its name and exact price fit, when they are all of one (the
+ * same product may cost the same in two), else its price's sign. Signs alone were too few: yen
+ * prices read as bare numbers by the learned look show none, and small `$` or `€` are often lost,
+ * so a shelf whose names and prices fitted one currency took none. The shelf's currency is the one
+ * two or more labels, and four in five of them, say.
  */
-function withShelfCurrency(labels: Label[]): Label[] {
-  const seen = labels.map((l) => l.price?.currency).filter((c): c is string => !!c);
+function shelfCurrency(labels: Label[], entries: Entry[]): string | null {
+  const known = catalogueCurrencies(entries);
+  // One currency or none in the catalogue: naming does not depend on it.
+  if (known.size < 2) return null;
   const counts = new Map<string, number>();
-  for (const c of seen) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let said = 0;
+  for (const label of labels) {
+    const shown = label.price?.price ?? label.price?.discountedPrice ?? null;
+    if (shown === null) continue;
+    const text = tokens(label.nameText);
+    const squashed = squash(label.nameText);
+    const fitting = new Set<string>();
+    for (const e of entries)
+      if (
+        e.entry.currency &&
+        e.entry.expectedPrice !== null &&
+        Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005 &&
+        ((e.brand.size > 0 && containment(text, e.brand) === 1) ||
+          namesAWord(text, e) ||
+          containment(text, e.tokens, squashed) >= 0.5)
+      )
+        fitting.add(e.entry.currency);
+    const sign = label.price?.currency;
+    const says = fitting.size === 1 ? [...fitting][0]! : sign && known.has(sign) ? sign : null;
+    if (!says) continue;
+    said++;
+    counts.set(says, (counts.get(says) ?? 0) + 1);
+  }
   const [top] = [...counts].sort((a, b) => b[1] - a[1]);
-  if (!top || top[1] < 2 || top[1] < 0.8 * seen.length) return labels;
-  return labels.map((l) => (l.price?.currency ? l : Object.assign(l, { currency: top[0] })));
+  return top && top[1] >= 2 && top[1] >= 0.8 * said ? top[0] : null;
 }
 
 const currenciesOf = new WeakMap<Entry[], Set<string>>();
@@ -237,7 +264,7 @@ export class LocalRecognizer implements Recognizer {
     checkpoint();
     const read = await this.darkLabels(photo, grey, first, paper.length, entries);
     const { readings } = read;
-    const labels = withShelfCurrency(read.labels);
+    const labels = this.withShelfCurrency(read.labels, entries);
     mark('darkLabels');
     checkpoint();
     const barcodes = await this.readBarcodes(grey, labels, readings, entries);
@@ -377,6 +404,28 @@ export class LocalRecognizer implements Recognizer {
       labels: [...keep.map(({ l }) => l), ...again.labels],
       readings: [...keep.map(({ i }) => read.readings[i]!), ...again.readings],
     };
+  }
+
+  /**
+   * The shelf's currency (shelfCurrency) given to its labels: a label without one takes it, and a
+   * label whose sign says another is named in the shelf's, when that names an entry as well or
+   * better: its sign misread (`€2.19` read `£2.19` by the first look on a shelf of euro prices),
+   * which otherwise named a same-named product of another brand priced in pounds, or nothing.
+   */
+  private withShelfCurrency(labels: Label[], entries: Entry[]): Label[] {
+    const shelf = shelfCurrency(labels, entries);
+    if (!shelf) return labels;
+    for (const label of labels) {
+      if (!label.price?.currency) {
+        label.currency = shelf;
+        continue;
+      }
+      if (label.price.currency === shelf || !catalogueCurrencies(entries).has(label.price.currency)) continue;
+      const own = this.bestEntry(label, entries)?.score ?? 0;
+      const price = { ...label.price, currency: shelf };
+      if ((this.bestEntry({ ...label, price }, entries)?.score ?? 0) >= own) label.price = price;
+    }
+    return labels;
   }
 
   /**

@@ -16,6 +16,13 @@ const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'C
  */
 const AMOUNT =
   /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円/g;
+/**
+ * A price whose decimal point OCR lost (`$3 49`, `£ 1 49`, `1 29 €`: the point is a few pixels between
+ * a label's big digits), read only beside its currency sign and only where the text shows no price
+ * otherwise: a label's small print read as junk beside its price gives `£85 00` and `(£90 20` too.
+ */
+const SPACED =
+  /(?<cur1>[£$€])\s?(?<int>\d{1,3}) (?<dec>\d{2})(?![\d.,]?\d)|(?<![\d.,])(?<int2>\d{1,3}) (?<dec2>\d{2})\s?€/g;
 // "for" as OCR reads it in small print: tor, f0r.
 const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
@@ -74,6 +81,13 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     const cur = g.cur1 ?? g.cur2;
     if (cur) currency ??= SYMBOLS[cur] ?? (CODES.includes(cur) ? cur : null);
   }
+  if (amounts.length === 0 && !multiBuy)
+    for (const m of rest.matchAll(SPACED)) {
+      if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
+      const g = m.groups!;
+      amounts.push(Number(`${g.int ?? g.int2}.${g.dec ?? g.dec2}`));
+      currency ??= SYMBOLS[g.cur1 ?? '€']!;
+    }
   if (amounts.length === 0 && !multiBuy) return null;
 
   if (amounts.length >= 2) {
