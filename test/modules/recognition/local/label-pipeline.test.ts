@@ -8,6 +8,7 @@ import { barRegions } from '../../../../src/modules/recognition/engines/local/ba
 import { countPacks, packMask } from '../../../../src/modules/recognition/engines/local/facings.js';
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
+import { shelfInput } from '../../../helpers/shelf-photos.js';
 import { OcrPool, pgm } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
 import { PaddleOcr } from '../../../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
 import { readLabels } from '../../../../src/modules/recognition/engines/local/label-reader.js';
@@ -24,18 +25,8 @@ describe('local recognizer stages', () => {
   let paddle: Promise<PaddleOcr> | undefined;
   const learned = () => (paddle ??= PaddleOcr.create());
   /** A JPEG read against the first generator's catalogue. */
-  const readShelf = async (recognizer: LocalRecognizer, image: Buffer) => {
-    const { width, height } = await sharp(image).metadata();
-    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
-    return recognizer.recognize({
-      image,
-      contentType: 'image/jpeg',
-      width: width!,
-      height: height!,
-      catalogue,
-      runIndex: 0,
-    });
-  };
+  const readShelf = async (recognizer: LocalRecognizer, image: Buffer) =>
+    recognizer.recognize(await shelfInput(image, JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'))));
   after(async () => {
     await pool.close();
     await (await paddle)?.close();

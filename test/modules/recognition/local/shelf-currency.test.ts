@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
+import { shelfInput } from '../../../helpers/shelf-photos.js';
 import { OcrPool } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
 import type { CatalogueEntry } from '../../../../src/modules/recognition/recognizer.js';
 
@@ -47,17 +48,8 @@ async function shelf(labels: [string, string][]): Promise<Buffer> {
 describe("a shelf's currency (one shelf, one currency)", () => {
   const pool = new OcrPool(1);
   after(() => pool.close());
-  const read = async (image: Buffer) => {
-    const { width, height } = await sharp(image).metadata();
-    return new LocalRecognizer({ ocr: pool }).recognize({
-      image,
-      contentType: 'image/jpeg',
-      width: width!,
-      height: height!,
-      catalogue,
-      runIndex: 0,
-    });
-  };
+  const read = async (image: Buffer) =>
+    new LocalRecognizer({ ocr: pool }).recognize(await shelfInput(image, catalogue));
 
   it('is told by names and prices that fit one currency when no label shows a sign', async () => {
     // Prices read without their sign (yen read as bare numbers, a small `€` lost): the cola and tea
