@@ -273,7 +273,7 @@ export class LocalRecognizer implements Recognizer {
     await this.colouredLabels(photo, grey, labels, barcodes, entries);
     mark('colouredLabels');
     checkpoint();
-    const rows = this.rows(labels);
+    // Shelf positions are given once every product is known (inRows).
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
       const sameRow = labels.filter((l) => l !== label && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2);
@@ -292,7 +292,7 @@ export class LocalRecognizer implements Recognizer {
         label,
         entries,
         own ? [own] : [],
-        rows.get(label)!,
+        null,
         {
           units,
           centreX: (label.box.x0 + Math.max(label.box.x1, extent?.x1 ?? 0)) / 2,
@@ -320,7 +320,7 @@ export class LocalRecognizer implements Recognizer {
             label,
             entries,
             [],
-            rows.get(label)!,
+            null,
             { units, centreX: cx(label.box), extent, top },
             grey.width,
             grey.height,
@@ -495,13 +495,6 @@ export class LocalRecognizer implements Recognizer {
   }
 
   /**
-   * The labels' barcodes, looked for as closely as the labels need. Every symbol wide enough for the
-   * usual decode is decoded; then, only for labels whose text and barcode still name nothing, their
-   * small symbols (down to about a pixel a module) closer; and if labels cannot be read at all (a
-   * third or more still name nothing), the whole photo, where a symbol outside the label's paper or
-   * a label the finder cut short is found too. On photos whose labels read, this costs nothing.
-   */
-  /**
    * What a label names: the entry its symbol's GTIN is (any decoded symbol names it when the catalogue
    * holds no GTINs), else the entry its print names best, named at a score of 0.5 or more. `gtins`: the
    * catalogue's, worked out once by the caller.
@@ -520,6 +513,13 @@ export class LocalRecognizer implements Recognizer {
     return { entry, named: (entry?.score ?? 0) >= 0.5 };
   }
 
+  /**
+   * The labels' barcodes, looked for as closely as the labels need. Every symbol wide enough for the
+   * usual decode is decoded; then, only for labels whose text and barcode still name nothing, their
+   * small symbols (down to about a pixel a module) closer; and if labels cannot be read at all (a
+   * third or more still name nothing), the whole photo, where a symbol outside the label's paper or
+   * a label the finder cut short is found too. On photos whose labels read, this costs nothing.
+   */
   private async readBarcodes(
     grey: GreyImage,
     labels: Label[],
@@ -562,22 +562,14 @@ export class LocalRecognizer implements Recognizer {
       if (!entry || seen.has(entry.entry.sku)) continue;
       if (labels.some((l) => this.barcodeFor(l, [barcode]))) continue;
       seen.add(entry.entry.sku);
+      // Its row among the rows of the labels that gave products: inRows.
       const label: Label = { box: barcode.box, nameText: '', price: null, lines: [] };
-      // Its row among the labels' rows; a photo of only such symbols is split in thirds of its height.
-      const position =
-        labels.length > 0
-          ? this.rows([...labels, label]).get(label)!
-          : cy(barcode.box) < height / 3
-            ? 'top'
-            : cy(barcode.box) < (2 * height) / 3
-              ? 'eye-level'
-              : 'bottom';
       out.push(
         this.toProduct(
           label,
           entries,
           [barcode],
-          position,
+          null,
           { units: 1, centreX: cx(barcode.box), top: shelfAbove(label.box, labels) },
           width,
           height,
