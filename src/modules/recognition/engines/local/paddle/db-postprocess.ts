@@ -1,12 +1,12 @@
 import type { Box } from '../ocr-types.js';
 
-/** A text line the detector found, in the source image's pixels, with the detector's mean probability inside it. */
+/** A text line the detector found, in the source image's pixels, with the detector's mean probability over its pixels. */
 export type TextBox = Box & { score: number };
 
 export type DbOptions = {
   /** A pixel is text when the probability map is above this (PaddleOCR's det_db_thresh). */
   threshold: number;
-  /** A region is kept when the map's mean over its box is at least this (det_db_box_thresh). */
+  /** A region is kept when the map's mean over its pixels is at least this (det_db_box_thresh). */
   boxThreshold: number;
   /**
    * How far a box grows back out: the network is trained on text regions shrunk by
@@ -30,7 +30,7 @@ export const DB_DEFAULTS: DbOptions = {
 /**
  * DB (differentiable binarisation) post-processing, axis-aligned: threshold the probability map,
  * group text pixels into 8-connected regions (OpenCV's outer contours group the same pixels),
- * score each region's box by the map's mean inside it, expand ("unclip") it, and scale it to the
+ * score each region by the map's mean over its pixels, expand ("unclip") it, and scale it to the
  * source image. PaddleOCR fits rotated rectangles; shelf photos are taken roughly upright and the
  * lines read here are short, so the upright box loses little and keeps crops cheap.
  *
@@ -53,20 +53,22 @@ export function dbBoxes(
   if (regions.length > o.maxCandidates) regions.length = o.maxCandidates;
   // Pixel centres, as OpenCV's contour points are: a one-pixel-wide region has width 0.
   const scored = regions.filter((r) => Math.min(r.x1 - r.x0, r.y1 - r.y0) >= o.minSize);
-  // Each box's mean from its own pixels where the boxes hold fewer pixels than the map (text lines
-  // cover a small part of a photo); else from a summed-area table over the whole map.
-  const boxPixels = scored.reduce((n, r) => n + (r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1), 0);
-  const sums = boxPixels > width * height ? integral(map, width, height) : undefined;
   const out: TextBox[] = [];
   for (const r of scored) {
     const w = r.x1 - r.x0;
     const h = r.y1 - r.y0;
-    const score = sums
-      ? rectMean(sums, width, r.x0, r.y0, r.x1 + 1, r.y1 + 1)
-      : boxMean(map, width, r.x0, r.y0, r.x1 + 1, r.y1 + 1);
+    // The map's mean over the region's own pixels (PaddleOCR's score_mode "slow", the contour's
+    // mask), not over its upright box: a long line photographed a few degrees off level fills
+    // only half its upright box, and that box's mean fell under the threshold, so the name and
+    // price lines of tilted labels were lost while short words on the same labels were kept (D353).
+    const score = r.sum / r.area;
     if (score < o.boxThreshold) continue;
-    const d = (w * h * o.unclipRatio) / (2 * (w + h));
-    if (Math.min(w, h) + 2 * d < o.minSize + 2) continue;
+    // The unclip distance from the line's own thickness: a tilted line's upright box is taller
+    // than the line (its pixels, spread along its length, give the thickness back).
+    const long = Math.max(w, h);
+    const thick = Math.min(Math.min(w, h), r.area / (long + 1));
+    const d = (long * thick * o.unclipRatio) / (2 * (long + thick));
+    if (thick + 2 * d < o.minSize + 2) continue;
     const x0 = Math.max(0, Math.min(sourceWidth, Math.round((r.x0 - d) * scaleX)));
     const x1 = Math.max(0, Math.min(sourceWidth, Math.round((r.x1 + d) * scaleX)));
     const y0 = Math.max(0, Math.min(sourceHeight, Math.round((r.y0 - d) * scaleY)));
@@ -77,7 +79,8 @@ export function dbBoxes(
   return sortReadingOrder(out);
 }
 
-type Region = { x0: number; y0: number; x1: number; y1: number; area: number };
+/** A region's bounds, its pixel count and the map's sum over its pixels. */
+type Region = { x0: number; y0: number; x1: number; y1: number; area: number; sum: number };
 
 /**
  * 8-connected regions of map > threshold, two passes with union-find over an Int32Array of
@@ -136,8 +139,10 @@ export function textRegions(map: Float32Array, width: number, height: number, th
       if (l === 0) continue;
       const root = find(l);
       const r = byRoot.get(root);
-      if (!r) byRoot.set(root, { x0: x, y0: y, x1: x, y1: y, area: 1 });
+      const p = map[row + x]!;
+      if (!r) byRoot.set(root, { x0: x, y0: y, x1: x, y1: y, area: 1, sum: p });
       else {
+        r.sum += p;
         if (x < r.x0) r.x0 = x;
         if (x > r.x1) r.x1 = x;
         if (y > r.y1) r.y1 = y;
@@ -146,32 +151,6 @@ export function textRegions(map: Float32Array, width: number, height: number, th
     }
   }
   return [...byRoot.values()];
-}
-
-/** Summed-area table ((width+1) x (height+1), doubles): any box's mean in four reads. */
-function integral(map: Float32Array, width: number, height: number): Float64Array {
-  const s = new Float64Array((width + 1) * (height + 1));
-  for (let y = 0; y < height; y++) {
-    let run = 0;
-    for (let x = 0; x < width; x++) {
-      run += map[y * width + x]!;
-      s[(y + 1) * (width + 1) + x + 1] = s[y * (width + 1) + x + 1]! + run;
-    }
-  }
-  return s;
-}
-
-function rectMean(s: Float64Array, width: number, x0: number, y0: number, x1: number, y1: number): number {
-  const w = width + 1;
-  const total = s[y1 * w + x1]! - s[y0 * w + x1]! - s[y1 * w + x0]! + s[y0 * w + x0]!;
-  return total / ((x1 - x0) * (y1 - y0));
-}
-
-/** The map's mean over [x0, x1) x [y0, y1), summed in doubles. */
-function boxMean(map: Float32Array, width: number, x0: number, y0: number, x1: number, y1: number): number {
-  let total = 0;
-  for (let y = y0; y < y1; y++) for (let i = y * width + x0, end = y * width + x1; i < end; i++) total += map[i]!;
-  return total / ((x1 - x0) * (y1 - y0));
 }
 
 /** Top to bottom, and left to right within a line (boxes whose tops are within 10 px), as PaddleOCR sorts. */
