@@ -9,7 +9,7 @@
 // finished, so many arrive at the very end, and --test-force-exit ends the runner before a stream
 // has written them (a run lost the lines of its last five processes that way).
 // Plain JavaScript: node:test loads its reporters before tsx's hooks are in place.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 
 /** @param {AsyncIterable<{ type: string, data?: any }>} source */
@@ -17,13 +17,21 @@ export default async function* durations(source) {
   const t0 = Date.now();
   const path = process.env.TEST_DURATIONS_PATH;
   const write = (/** @type {object} */ line) => path && appendFileSync(path, `${JSON.stringify(line)}\n`);
+  // TEST_LOSE_VERDICT_ONCE=<file>: the first verdict is not written, and <file> is made so that no
+  // later run loses one: how the runner's second run of a process (scripts/test.ts, D355) is tried.
+  const loseOnce = process.env.TEST_LOSE_VERDICT_ONCE;
+  const lose = () => {
+    if (!loseOnce || existsSync(loseOnce)) return false;
+    writeFileSync(loseOnce, '');
+    return true;
+  };
   for await (const event of source) {
     const { name, nesting, file, details } = event.data ?? {};
     if (!file) continue;
     const at = Date.now() - t0;
     const processItself = name === file && nesting === 0;
     if ((event.type === 'test:pass' || event.type === 'test:fail') && !processItself && details?.type !== 'suite')
-      write({ verdict: file });
+      if (!lose()) write({ verdict: file });
     if (nesting !== 0) continue;
     // A process is the test named after its entry file; it is dequeued when node:test starts it.
     if (processItself && event.type === 'test:dequeue') write({ start: file, at });

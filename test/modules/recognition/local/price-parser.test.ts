@@ -22,6 +22,17 @@ describe('label price parser', () => {
     });
     assert.equal(parseLabelPrices('£12.00')!.price, 12);
     assert.equal(parseLabelPrices('99p')!.price, 0.99);
+    // Cents, as US shelf labels print prices under a dollar (D354).
+    // No currency of its own: OCR reads `0,79 €` as `79¢` too, and the shelf's currency decides.
+    assert.deepEqual(parseLabelPrices('Hollybrook CHICKPEAS 400G 99¢'), {
+      price: 0.99,
+      discountedPrice: null,
+      onSale: false,
+      currency: null,
+      multiBuy: null,
+    });
+    assert.equal(parseLabelPrices('COPPERLEAF MINT HUMBUGS 150G 99¢ 66¢ per 100g')!.price, 0.99);
+    assert.equal(parseLabelPrices('PRICE DROP NATURAL YOGURT 500G NOW 79¢ WAS $1.29')!.discountedPrice, 0.79);
     assert.equal(parseLabelPrices('Brightwell Cola'), null);
   });
 

@@ -67,6 +67,16 @@ describe('local recognizer on shelves from a generator it was never tuned on', (
     assert.deepEqual(twice, []);
   });
 
+  it('gives a product seen only unpriced (its print on several facings) once (D354)', () => {
+    const twice = scores.flatMap(({ image, products }) =>
+      products
+        .filter((p) => p.sku !== null && p.price === null)
+        .filter((p, i, all) => all.findIndex((q) => q.sku === p.sku) !== i)
+        .map((p) => `${image} ${p.sku}`),
+    );
+    assert.deepEqual(twice, []);
+  });
+
   it(`puts at least ${Math.round(POSITION_FLOOR * 100)} % of the products it finds on their shelf and in their section`, () => {
     const [found, placed] = [sum('found'), sum('positionsRight')];
     const perPhoto = scores.map(({ image, score: s }) => `${image} ${s.positionsRight}/${s.found}`);

@@ -354,7 +354,17 @@ export class LocalRecognizer implements Recognizer {
     // is that product seen again: its name on a pack's window or print, above its own label. Kept, it
     // stood first for its product with no price, on the pack's row, with the pack's count.
     const priced = new Set(all.filter((p) => p.sku !== null && p.price !== null).map((p) => p.sku));
-    const products = all.filter((p) => p.sku === null || p.price !== null || !priced.has(p.sku));
+    // Named and unpriced more than once (a pack's print on each of its facings, where its label was
+    // not read): one product, the first sighting (paper before print), with the most facings any
+    // sighting counted (D354).
+    const unpriced = new Map<string, RecognizedProduct>();
+    for (const p of all)
+      if (p.sku !== null && p.price === null && !priced.has(p.sku)) {
+        const first = unpriced.get(p.sku);
+        if (first) first.units = Math.max(first.units, p.units);
+        else unpriced.set(p.sku, p);
+      }
+    const products = all.filter((p) => p.sku === null || p.price !== null || unpriced.get(p.sku) === p);
     const labelled = products.filter((p) => this.labelBoxes.has(p));
     const rows = this.rowsOf(labelled, (p) => this.labelBoxes.get(p)!);
     return products.map((p) => (rows.has(p) ? { ...p, shelfPosition: rows.get(p)! } : p));

@@ -11,11 +11,11 @@ const SYMBOLS: Record<string, string> = { '£': 'GBP', $: 'USD', '€': 'EUR', '
 const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CAD', 'AUD'];
 
 /**
- * Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p, and yen, which has no
+ * Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p, 99¢, and yen, which has no
  * decimals: ¥198, 198円, ¥1,280. A bare integer is no price (sizes, counts): only with its yen sign.
  */
 const AMOUNT =
-  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円/g;
+  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|(?<![\d.,])(?<cents>[1-9]\d)¢|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円/g;
 /**
  * A price whose decimal point OCR lost (`$3 49`, `£ 1 49`, `1 29 €`: the point is a few pixels between
  * a label's big digits), read only beside its currency sign and only where the text shows no price
@@ -69,6 +69,11 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     if (g.pence) {
       amounts.push(Number(g.pence) / 100);
       currency ??= 'GBP';
+      continue;
+    }
+    // No currency from it: OCR reads a euro sign as ¢ too (`0,79 €` as `79¢`); the shelf's decides.
+    if (g.cents) {
+      amounts.push(Number(g.cents) / 100);
       continue;
     }
     const yen = g.yen1 ?? g.yen2;
