@@ -112,20 +112,13 @@ try {
   const entries: string[] = [];
   const aloneEntries: string[] = [];
   const usagePath = join(entryDir, 'usage.jsonl');
-  const usage = pathToFileURL(join(root, 'scripts', 'lib', 'test-process-usage.mjs')).href;
   for (const [i, { label, files: group, alone }] of processes.entries()) {
     const entry = join(entryDir, `${String(i + 1).padStart(2, '0')}-${label}.test.mjs`);
-    await writeFile(
-      entry,
-      [
-        `import { recordUsage } from '${usage}';\n`,
-        `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
-        ...group.map((f) => `import '${pathToFileURL(f).href}';\n`),
-      ].join(''),
-    );
+    await writeEntry(entry, usagePath, label, group);
     (alone ? aloneEntries : entries).push(entry);
     if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
   }
+  const services = { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix };
   // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
   exitCode = 0;
   const runStart = Date.now();
@@ -138,15 +131,7 @@ try {
     if (batch === aloneEntries) say(`by itself: ${aloneEntries.map((e) => relative(entryDir, e)).join(', ')}`);
     const durations = join(entryDir, `durations-${runs.length}.jsonl`);
     runs.push({ durations, usage: usagePath, offsetMs: Date.now() - runStart });
-    exitCode = Math.max(
-      exitCode,
-      await runTests(
-        batch,
-        concurrency,
-        { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix },
-        durations,
-      ),
-    );
+    exitCode = Math.max(exitCode, await runTests(batch, concurrency, services, durations));
   }
   summarise(runs, root, fileTimes, say);
   // A process that ran more tests than node:test reported (nodejs/node#64833) is run once more, by
@@ -158,21 +143,9 @@ try {
     const proc = processes.find((p) => p.label === label)!;
     const again = join(entryDir, `again-${label}`);
     const entry = `${again}.test.mjs`;
-    await writeFile(
-      entry,
-      [
-        `import { recordUsage } from '${usage}';\n`,
-        `recordUsage(${JSON.stringify(`${again}.usage.jsonl`)}, ${JSON.stringify(label)});\n`,
-        ...proc.files.map((f) => `import '${pathToFileURL(f).href}';\n`),
-      ].join(''),
-    );
     const rerun = { durations: `${again}.durations.jsonl`, usage: `${again}.usage.jsonl`, offsetMs: 0 };
-    const code = await runTests(
-      [entry],
-      '1',
-      { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix },
-      rerun.durations,
-    );
+    await writeEntry(entry, rerun.usage, label, proc.files);
+    const code = await runTests([entry], '1', services, rerun.durations);
     const lostAgain = lostVerdicts([rerun], [proc], root);
     if (code === 0 && lostAgain.length === 0) say(`${label} run again by itself: green, every verdict arrived`);
     else {
@@ -189,6 +162,22 @@ try {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 }
 process.exit(exitCode);
+
+/**
+ * A test process's entry module: it records the tests it runs under `label` in `usagePath`, then
+ * imports its test files (one module per process, so node:test runs the files in one process).
+ */
+async function writeEntry(entry: string, usagePath: string, label: string, files: readonly string[]): Promise<void> {
+  const usage = pathToFileURL(join(root, 'scripts', 'lib', 'test-process-usage.mjs')).href;
+  await writeFile(
+    entry,
+    [
+      `import { recordUsage } from '${usage}';\n`,
+      `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
+      ...files.map((f) => `import '${pathToFileURL(f).href}';\n`),
+    ].join(''),
+  );
+}
 
 /** One `node --test` run over `entries`, `concurrency` processes at a time; its exit code. */
 async function runTests(

@@ -58,7 +58,14 @@ test('parent', async (t) => { await t.test('child', () => {}); });`,
     // Not as a test process of this run: node:test reads NODE_TEST_CONTEXT to tell.
     {
       cwd: dir,
-      env: { ...process.env, NODE_OPTIONS: '', NODE_TEST_CONTEXT: undefined, TEST_DURATIONS_PATH: durations },
+      // Nor does it lose a verdict when the outer run was told to (TEST_LOSE_VERDICT_ONCE, D355).
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        NODE_TEST_CONTEXT: undefined,
+        TEST_LOSE_VERDICT_ONCE: undefined,
+        TEST_DURATIONS_PATH: durations,
+      },
     },
   );
   const run = { durations, usage, offsetMs: 0 };
