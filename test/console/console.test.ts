@@ -174,8 +174,8 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     assert.equal(bulk.status, 200, bulk.text);
     host = await startImageHost({
       '/shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(join(shelves, 'shelf-02.jpg')) },
-      // Slow enough that the test points the callback at its receiver before the analysis ends.
-      '/slow-shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(join(shelves, 'shelf-02.jpg')), delayMs: 1500 },
+      // Held until the test has pointed the callback at its receiver.
+      '/held-shelf-02.jpg': { type: 'image/jpeg', body: readFileSync(join(shelves, 'shelf-02.jpg')), held: true },
     });
     receiver = await startReceiver();
     cliEnv = { DATABASE_URL: process.env.DATABASE_URL!, PUBLIC_URL: api.baseUrl };
@@ -268,7 +268,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
     const submitted = await request(api.baseUrl, 'POST', '/analyses', {
       key: made.key,
       body: {
-        imageUrl: host.url('/slow-shelf-02.jpg'),
+        imageUrl: host.url('/held-shelf-02.jpg'),
         externalId: 'visit-42',
         metadata: { aisle: '4' },
         callbackUrl: receiver.url.replace('http:', 'https:'),
@@ -282,6 +282,7 @@ describe('the console (/console) in headless Chromium, against the real API, wor
       receiver.url,
       made.analysisId,
     ]);
+    host.release('/held-shelf-02.jpg');
     // One that fails too (its photo is not there): a failed row, an alert, a red bar in the chart.
     await request(api.baseUrl, 'POST', '/analyses', { key: made.key, body: { imageUrl: host.url('/missing.jpg') } });
     await nav(page, 'Analyses');

@@ -60,8 +60,8 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
       '/shelf.jpg': { type: 'image/jpeg', body: photo },
       '/small.jpg': { type: 'image/jpeg', body: small },
       '/small-exif.jpg': { type: 'image/jpeg', body: smallWithExif },
-      // Slow enough that the test points the callback at its receiver before the analysis ends.
-      '/slow-shelf.jpg': { type: 'image/jpeg', body: photo, delayMs: 1500 },
+      // Held until the test has pointed the callback at its receiver.
+      '/held-shelf.jpg': { type: 'image/jpeg', body: photo, held: true },
     });
     receiver = await startReceiver();
   });
@@ -188,12 +188,13 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     assert.equal(hook.status, 201, hook.text);
     const submitted = await api.request('POST', '/analyses', {
       key: org.keys.write,
-      body: { imageUrl: host.url('/slow-shelf.jpg'), callbackUrl: receiver.url.replace('http:', 'https:') },
+      body: { imageUrl: host.url('/held-shelf.jpg'), callbackUrl: receiver.url.replace('http:', 'https:') },
     });
     assert.equal(submitted.status, 202, submitted.text);
     const id = submitted.body.data.id;
     // The test receiver speaks plain HTTP: the HTTPS check is the API's, the row points at the receiver.
     await sql(api.runtime.orm.em.fork(), `update analyses set callback_url = ? where id = ?`, [receiver.url, id]);
+    host.release('/held-shelf.jpg');
     await finished(id);
     const deliveries = await waitFor('both deliveries attempted', async () => {
       const res = await api.request('GET', `/analyses/${id}/deliveries`, { key: org.keys.admin });

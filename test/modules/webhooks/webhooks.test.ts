@@ -28,7 +28,14 @@ describe('webhooks and callbacks', () => {
   let stopWorkers: () => Promise<void>;
 
   before(async () => {
-    api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('webhooks'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE });
+    api = await startTestApi({
+      TASK_QUEUE_PREFIX: uniquePrefix('webhooks'),
+      WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE,
+      // The fan-out test runs the relay's dispatcher on this pool of 10, beside the delivery activities
+      // it starts: worker code, which waits at least 60 s for a connection. With the API's 800 ms, a
+      // loaded host gave it the designed 503's timeout, which is not what this file checks.
+      DATABASE_ACQUIRE_TIMEOUT_MS: 60_000,
+    });
     stopWorkers = (
       await startTestWorkers(
         api.runtime,
@@ -36,7 +43,11 @@ describe('webhooks and callbacks', () => {
       )
     ).stop;
     org = await createTestOrg(api.runtime, { credits: 50 });
-    host = await startImageHost({ '/shelf.png': { body: await pngOfWidth(80) } });
+    host = await startImageHost({
+      '/shelf.png': { body: await pngOfWidth(80) },
+      // Held until the first test has pointed its analysis' callback at its receiver.
+      '/held-shelf.png': { body: await pngOfWidth(80), held: true },
+    });
   });
   after(async () => {
     await stopWorkers();
@@ -63,7 +74,7 @@ describe('webhooks and callbacks', () => {
     const submitted = await api.request('POST', '/analyses', {
       key: org.keys.write,
       body: {
-        imageUrl: host.url('/shelf.png'),
+        imageUrl: host.url('/held-shelf.png'),
         externalId: 'ext-1',
         callbackUrl: callback.url.replace('http://', 'https://'),
       },
@@ -73,6 +84,7 @@ describe('webhooks and callbacks', () => {
       callback.url,
       submitted.body.data.id,
     ]);
+    host.release('/held-shelf.png');
     await waitFor('the webhook delivery', async () => receiver.received.length === 1 && callback.received.length === 1);
 
     const [r] = receiver.received;
