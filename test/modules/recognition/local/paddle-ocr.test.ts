@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { ctcGreedy } from '../../../../src/modules/recognition/engines/local/paddle/ctc-decode.js';
+import { ctcGreedy, withYenSign } from '../../../../src/modules/recognition/engines/local/paddle/ctc-decode.js';
+import { parseLabelPrices } from '../../../../src/modules/recognition/engines/local/price-parser.js';
 import { dbBoxes } from '../../../../src/modules/recognition/engines/local/paddle/db-postprocess.js';
 import { PaddleOcr } from '../../../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
 import {
@@ -55,6 +56,30 @@ describe('PaddleOCR (PP-OCRv4 through onnxruntime-node)', () => {
     assert.match(lines[0]!.text, /^.?2\.49$/);
     assert.equal(parsePriceLine(lines[0]!.text), 2.49);
     for (const l of lines) assert.ok(l.confidence > 0.9, `${l.text}: ${l.confidence}`);
+  });
+
+  it('reads a yen price whose 円 its dictionary lacks as yen, not as the look-alike it knows', async () => {
+    // 円 as the second generator draws it, in strokes (the machine has no CJK font): an open box,
+    // the right side hooked, a stem from the top down to the middle bar.
+    const yen = (x: number, y: number, s: number) => {
+      const [w, h, t] = [0.8 * s, 0.85 * s, 0.09 * s];
+      const top = y - h;
+      return `<g fill="none" stroke="#111" stroke-width="${t}">
+        <path d="M${x} ${y} L${x} ${top} L${x + w} ${top} L${x + w} ${y - t} L${x + w - 1.5 * t} ${y}"/>
+        <path d="M${x + w / 2} ${top} L${x + w / 2} ${top + 0.55 * h}"/>
+        <path d="M${x} ${top + 0.55 * h} L${x + w} ${top + 0.55 * h}"/></g>`;
+    };
+    const tag = await sharp(
+      Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="360" height="100"><rect width="360" height="100" fill="#fff"/>
+        <text x="20" y="75" font-family="DejaVu Sans" font-size="60" font-weight="bold" fill="#111">238</text>${yen(135, 75, 56)}</svg>`),
+    )
+      .png()
+      .toBuffer();
+    const [reading] = await ocr.recognize([tag]);
+    // It was read `238電` (on labels of seed 2468 also `238四`, `588日`, `268田`): no price at all.
+    assert.equal(reading!.text, '238円');
+    assert.deepEqual([parseLabelPrices(reading!.text)!.price, parseLabelPrices(reading!.text)!.currency], [238, 'JPY']);
+    assert.equal(withYenSign('12月31日'), '12月31日');
   });
 
   it('reads crops handed over as encoded images or raw pixels (grey or RGBA) alike', async () => {

@@ -150,8 +150,19 @@ describe('label price parser', () => {
       currency: 'GBP',
       multiBuy: null,
     });
+    // Cents printed raised after the comma (`2,⁵⁹ €`): the learned recognizer, whose dictionary has
+    // no €, reads them a space apart (seed 2468's shelf-20). The shelf's currency is theirs.
+    assert.deepEqual(parseLabelPrices('NorthgateHerbal Shampoo400ml 3, 49  100ml=0.87'), {
+      price: 3.49,
+      discountedPrice: null,
+      onSale: false,
+      currency: null,
+      multiBuy: null,
+    });
+    assert.equal(parseLabelPrices('TidewaterTunaChunks145g 1, 59    m  110')!.price, 1.59);
     // No sign, or a price by the measure: no price.
     assert.equal(parseLabelPrices('Soup 400g 12 50'), null);
+    assert.equal(parseLabelPrices('Serves 4, 120 kcal'), null);
     assert.equal(parseLabelPrices('£0 30 per 100g'), null);
   });
 

@@ -20,9 +20,11 @@ const AMOUNT =
  * A price whose decimal point OCR lost (`$3 49`, `£ 1 49`, `1 29 €`: the point is a few pixels between
  * a label's big digits), read only beside its currency sign and only where the text shows no price
  * otherwise: a label's small print read as junk beside its price gives `£85 00` and `(£90 20` too.
+ * Cents printed raised after the comma (`2,⁵⁹ €`) are read by the learned recognizer a space after it
+ * (`3, 49`; its dictionary has no €): with the comma they are a price without the sign (D356).
  */
 const SPACED =
-  /(?<cur1>[£$€])\s?(?<int>\d{1,3}) (?<dec>\d{2})(?![\d.,]?\d)|(?<![\d.,])(?<int2>\d{1,3}) (?<dec2>\d{2})\s?€/g;
+  /(?<cur1>[£$€])\s?(?<int>\d{1,3}) (?<dec>\d{2})(?![\d.,]?\d)|(?<![\d.,])(?<int2>\d{1,3}) (?<dec2>\d{2})\s?€|(?<![\d.,])(?<int3>\d{1,3}), (?<dec3>\d{2})(?![\d.,]?\d)/g;
 // "for" as OCR reads it in small print: tor, f0r.
 const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
@@ -90,6 +92,10 @@ export function parseLabelPrices(text: string): LabelPrice | null {
     for (const m of rest.matchAll(SPACED)) {
       if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
       const g = m.groups!;
+      if (g.int3) {
+        amounts.push(Number(`${g.int3}.${g.dec3}`));
+        continue;
+      }
       amounts.push(Number(`${g.int ?? g.int2}.${g.dec ?? g.dec2}`));
       currency ??= SYMBOLS[g.cur1 ?? '€']!;
     }

@@ -53,7 +53,19 @@ export function ctcGreedy(
       }
       previous = best;
     }
-    out.push({ text, confidence: kept ? sum / kept : 0 });
+    out.push({ text: withYenSign(text), confidence: kept ? sum / kept : 0 });
   }
   return out;
+}
+
+/**
+ * Glyphs the recogniser gives for a printed 円: its dictionary (ppocr_keys_v1, Chinese) has no 円, so
+ * a yen label's `238円` came out `238四`, `588日`, `268田` (the strokes in paddle-ocr.test.ts, `238電`),
+ * and no price was read. After a number they are the yen sign; not after a month's (`12月31日` is a
+ * date). Not every CJK glyph: `500克` (grams) or `12元` (yuan) are no yen (D356).
+ */
+const YEN_LOOKALIKE = /(?<![月年]\d{0,2})(?<=\d ?)[田日四丹冂门冈用内囗電电]/g;
+
+export function withYenSign(text: string): string {
+  return text.replace(YEN_LOOKALIKE, '円');
 }
