@@ -80,6 +80,8 @@ describe('PaddleOCR (PP-OCRv4 through onnxruntime-node)', () => {
     assert.equal(reading!.text, '238円');
     assert.deepEqual([parseLabelPrices(reading!.text)!.price, parseLabelPrices(reading!.text)!.currency], [238, 'JPY']);
     assert.equal(withYenSign('12月31日'), '12月31日');
+    assert.equal(withYenSign('LEMONADE2L 298月'), 'LEMONADE2L 298円');
+    assert.equal(withYenSign('3月'), '3月');
   });
 
   it('reads crops handed over as encoded images or raw pixels (grey or RGBA) alike', async () => {

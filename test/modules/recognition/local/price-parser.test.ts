@@ -130,6 +130,25 @@ describe('label price parser', () => {
     assert.equal(parseLabelPrices('Soup 400g 12 pack'), null);
   });
 
+  it('reads a yen price whose 円 tesseract turned into F) F9 or 7) (D356)', () => {
+    // First readings of yen labels on tuning seed 2468's shelf-09.
+    assert.deepEqual(parseLabelPrices('PINECREST CLOUDY LEMONADE 2L 2987) | 14973 per 1b'), {
+      price: 298,
+      discountedPrice: null,
+      onSale: false,
+      currency: 'JPY',
+      multiBuy: null,
+    });
+    assert.deepEqual(parseLabelPrices('Moorland Gummy Bears 180g 198F9 each 3 for 480F)')!.multiBuy, {
+      quantity: 3,
+      total: 480,
+    });
+    assert.equal(parseLabelPrices('Moorland Gummy Bears 180g 198F9 each 3 for 480F)')!.price, 198);
+    // A lone F or 7 after a number is not taken: sizes, strengths and other prices end so too.
+    for (const text of ['Vitamin B12 60F', 'Soup 300F', 'Cola 2L £1.97)'])
+      assert.notEqual(parseLabelPrices(text)?.currency, 'JPY', text);
+  });
+
   it('reads a price whose decimal point OCR lost, beside its sign, where no other price shows (D346)', () => {
     // First readings of second-generator tuning labels (seeds 2468, 9753).
     assert.deepEqual(parseLabelPrices('1 ve £4 Copperleaf Herbal Shar 400m! $3 49 | < } $a'), {

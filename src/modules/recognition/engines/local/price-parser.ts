@@ -12,10 +12,11 @@ const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'C
 
 /**
  * Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p, 99¢, and yen, which has no
- * decimals: ¥198, 198円, ¥1,280. A bare integer is no price (sizes, counts): only with its yen sign.
+ * decimals: ¥198, 198円, ¥1,280. A bare integer is no price (sizes, counts): only with its yen sign,
+ * or with tesseract's two-glyph misreads of 円 (`2987)`, `198F9`, `480F)`; a lone F or 7 is not, D356).
  */
 const AMOUNT =
-  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|(?<![\d.,])(?<cents>[1-9]\d)¢|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円/g;
+  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|(?<![\d.,])(?<cents>[1-9]\d)¢|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円|(?<![\d.,])(?<yen3>\d{2,6})(?:F[)9]|7\))(?![\w)])/g;
 /**
  * A price whose decimal point OCR lost (`$3 49`, `£ 1 49`, `1 29 €`: the point is a few pixels between
  * a label's big digits), read only beside its currency sign and only where the text shows no price
@@ -78,7 +79,7 @@ export function parseLabelPrices(text: string): LabelPrice | null {
       amounts.push(Number(g.cents) / 100);
       continue;
     }
-    const yen = g.yen1 ?? g.yen2;
+    const yen = g.yen1 ?? g.yen2 ?? g.yen3;
     if (yen) {
       amounts.push(Number(yen.replace(/,/g, '')));
       currency ??= 'JPY';

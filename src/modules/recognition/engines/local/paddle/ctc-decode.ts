@@ -65,7 +65,9 @@ export function ctcGreedy(
  * date). Not every CJK glyph: `500克` (grams) or `12元` (yuan) are no yen (D356).
  */
 const YEN_LOOKALIKE = /(?<![月年]\d{0,2})(?<=\d ?)[田日四丹冂门冈用内囗電电]/g;
+/** 月 too (`268月`), but not after a month's number (`12月`). */
+const YEN_AS_MONTH = /(?<![\d.,])(?!(?:0?[1-9]|1[0-2]) ?月)(\d{1,6}) ?月/g;
 
 export function withYenSign(text: string): string {
-  return text.replace(YEN_LOOKALIKE, '円');
+  return text.replace(YEN_LOOKALIKE, '円').replace(YEN_AS_MONTH, '$1円');
 }
