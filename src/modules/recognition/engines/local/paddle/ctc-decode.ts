@@ -53,7 +53,7 @@ export function ctcGreedy(
       }
       previous = best;
     }
-    out.push({ text: withYenSign(text), confidence: kept ? sum / kept : 0 });
+    out.push({ text, confidence: kept ? sum / kept : 0 });
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import type { Box } from '../ocr-types.js';
 import { checkpoint } from '../photo-stop.js';
-import { ctcGreedy, loadCharacters, type TextReading } from './ctc-decode.js';
+import { ctcGreedy, loadCharacters, withYenSign, type TextReading } from './ctc-decode.js';
 import { dbBoxes, type DbOptions, type TextBox } from './db-postprocess.js';
 import { simplifyModel } from './model-rewrite.js';
 import { paddleModelFiles, type PaddleModelFiles } from './model-files.js';
@@ -288,7 +288,8 @@ export class PaddleOcr {
       }
       const readings = ctcGreedy(output.data as Float32Array, n!, steps!, classes, this.characters);
       output.dispose();
-      batch.forEach((line, b) => (out[line.index] = readings[b]!));
+      // The decoder gives the dictionary's glyphs; this dictionary has no 円 (withYenSign).
+      batch.forEach((line, b) => (out[line.index] = { ...readings[b]!, text: withYenSign(readings[b]!.text) }));
     }
     return out;
   }
