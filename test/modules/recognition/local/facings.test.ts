@@ -48,3 +48,20 @@ describe('facings on shelves whose packs touch or stand centred over their label
       assert.ok(right >= least, `${right}/${of} right: ${seen.join(', ')}`);
     });
 });
+
+describe('facings of white packs with a thin band of print', () => {
+  // A tuning seed's shelf (9753 shelf-01, cropped): four white rice-cracker packs, a few pixels
+  // apart, each with one green band and one red dot, over the label the recognizer found (its top
+  // 6 px below the truth's). The band's column profile repeats at the packs' width only weakly
+  // beside the falling slope of its shortest lags: before D357 no width was tried and it counted 1.
+  it('counts all four', async () => {
+    const crop = resolve(import.meta.dirname, '../../../fixtures/tuning-crops/s2-9753-shelf-01-crackers.jpg');
+    const packs = await packMask(await decodePhoto(readFileSync(crop)));
+    const { units } = countPacks(
+      packs,
+      { x0: 208, y0: 212, x1: 576, y1: 332 },
+      { rightLimit: 600, leftMiddle: 18, rightMiddle: 784 },
+    );
+    assert.equal(units, 4);
+  });
+});

@@ -162,9 +162,17 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace): Counted | nu
   if (strongest < 0.2) return null;
   // Each peak tried as the pack's width, from where under the label a window best repeats it either
   // side; a wider pack is preferred a little (a pack's own print can repeat inside it).
+  // A peak counts beside the strongest repeat past the profile's central lobe (the falling slope from
+  // the shortest lag, where a column is merely like its neighbour): measured against the lobe's top
+  // instead, a shelf of white packs with a thin band of print (repeating at 0.13 beside a lobe at
+  // 0.46) had no peak at all and came out one facing (D357).
+  let lobe = minLag;
+  while (lobe < maxLag && repeat[lobe + 1]! < repeat[lobe]!) lobe++;
+  let repeating = 0;
+  for (let lag = lobe; lag <= maxLag; lag++) repeating = Math.max(repeating, repeat[lag]!);
   const peaks: number[] = [];
   for (let lag = minLag + 1; lag < maxLag; lag++)
-    if (repeat[lag]! >= repeat[lag - 1]! && repeat[lag]! >= repeat[lag + 1]! && repeat[lag]! > 0.3 * strongest)
+    if (repeat[lag]! >= repeat[lag - 1]! && repeat[lag]! >= repeat[lag + 1]! && repeat[lag]! > 0.3 * repeating)
       peaks.push(lag);
   let period = 0,
     start = middle,
