@@ -130,6 +130,19 @@ describe('label price parser', () => {
     assert.equal(parseLabelPrices('Soup 400g 12 pack'), null);
   });
 
+  it('reads the full-width yen sign the learned recognizer prints (D358)', () => {
+    // The learned look at a navy yen label on tuning seed 9753's shelf-04.
+    assert.deepEqual(parseLabelPrices('Peachlced \uffe5278  \uffe556per100ml'), {
+      price: 278,
+      discountedPrice: null,
+      onSale: false,
+      currency: 'JPY',
+      multiBuy: null,
+    });
+    assert.equal(parseLabelPrices('2 for \uffe5540 \uffe5400 each')!.multiBuy?.total, 540);
+    assert.equal(showsCurrencySign('\uffe5 258'), true);
+  });
+
   it('reads a yen price whose 円 tesseract turned into F) F9 or 7) (D356)', () => {
     // First readings of yen labels on tuning seed 2468's shelf-09.
     assert.deepEqual(parseLabelPrices('PINECREST CLOUDY LEMONADE 2L 2987) | 14973 per 1b'), {

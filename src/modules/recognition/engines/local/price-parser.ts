@@ -53,7 +53,12 @@ function unitPrice(text: string, start: number, end: number): boolean {
 
 /** Reads the prices on one label's text. Returns null when the text holds no price. */
 export function parseLabelPrices(text: string): LabelPrice | null {
-  const normalized = text.replace(/[Oo](?=\d)|(?<=\d)[Oo]/g, '0').replace(/\s+/g, ' ');
+  // Compatibility forms folded first: the learned recognizer's dictionary (Chinese) prints the yen
+  // sign full-width, `￥278`, which read as no price at all (D358).
+  const normalized = text
+    .normalize('NFKC')
+    .replace(/[Oo](?=\d)|(?<=\d)[Oo]/g, '0')
+    .replace(/\s+/g, ' ');
   let currency: string | null = null;
   const multiMatch = MULTI.exec(normalized);
   const multiBuy = multiMatch
@@ -137,5 +142,5 @@ export function parseLabelPrices(text: string): LabelPrice | null {
  * a pack's window or bare shelf shows none.
  */
 export function showsCurrencySign(text: string): boolean {
-  return /[£$€¥]\s?\d|\d\s?[€円]/.test(text);
+  return /[£$€¥]\s?\d|\d\s?[€円]/.test(text.normalize('NFKC'));
 }
