@@ -65,3 +65,19 @@ describe('facings of white packs with a thin band of print', () => {
     assert.equal(units, 4);
   });
 });
+
+describe('facings in front of a dotted pegboard wall', () => {
+  // A tuning seed's shelf (9753 shelf-11, its top row): five purple bottles of iced tea in front of a
+  // dark pegboard, labelled under their middle. Every window of the dotted wall is like the last one:
+  // before D359 the count walked on through the wall either side and gave 12.
+  it('counts the five bottles, not the wall', async () => {
+    const crop = resolve(import.meta.dirname, '../../../fixtures/tuning-crops/s2-9753-shelf-11-top.jpg');
+    const packs = await packMask(await decodePhoto(readFileSync(crop)));
+    const { units } = countPacks(
+      packs,
+      { x0: 124, y0: 180, x1: 353, y1: 317 },
+      { rightLimit: 491, leftMiddle: 0, rightMiddle: 601.5 },
+    );
+    assert.equal(units, 5);
+  });
+});

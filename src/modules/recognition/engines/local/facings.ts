@@ -97,6 +97,12 @@ const ALIKE = 0.5;
 const ROW_STEP = 3;
 /** The lags tried as a pack's width: the profile's strongest repeats. */
 const PEAKS = 3;
+/**
+ * Two windows farther apart than this in mean colour (0-255, the channel that differs most) show
+ * different things, however alike their patterns: a dotted pegboard wall or a neighbour's pack of
+ * another colour beside the facings (D359).
+ */
+const SAME_COLOUR = 18;
 
 /** How alike two windows of the band are, `w` columns from x `a` and from x `b`. */
 function alike(packs: PackMask, y0: number, y1: number, a: number, b: number, w: number): number {
@@ -124,6 +130,21 @@ function alike(packs: PackMask, y0: number, y1: number, a: number, b: number, w:
     }
   if (aa / n < FLAT || bb / n < FLAT) return 0;
   return ab / Math.sqrt(aa * bb);
+}
+
+/** How far apart two windows' mean colours are: the largest difference of a channel's mean (0-255). */
+function colourGap(packs: PackMask, y0: number, y1: number, a: number, b: number, w: number): number {
+  const { rgb, width } = packs;
+  const sa = [0, 0, 0],
+    sb = [0, 0, 0];
+  for (let y = y0; y < y1; y += ROW_STEP)
+    for (let i = (y * width + a) * 3, j = (y * width + b) * 3, e = i + w * 3; i < e; i += 3, j += 3)
+      for (let c = 0; c < 3; c++) {
+        sa[c]! += rgb[i + c]!;
+        sb[c]! += rgb[j + c]!;
+      }
+  const n = Math.ceil((y1 - y0) / ROW_STEP) * w;
+  return Math.max(...sa.map((v, c) => Math.abs(v - sb[c]!) / n));
 }
 
 /** Facings as windows like the one under the label's middle (see countPacks); null where no pack repeats. */
@@ -202,6 +223,13 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace): Counted | nu
       for (let d = -give; d <= give; d++) {
         const b = at + dir * period + d;
         if (b < 0 || b + period > width || (dir > 0 ? b + period / 2 > hi : b + period / 2 < lo)) continue;
+        // Of the same colour as the first window or the last one counted (light drifts along a shelf),
+        // and of the same pattern as either (D352): the pattern alone followed the dots of a pegboard
+        // wall, each window of which is like the last, to the photo's edge (D359).
+        const sameColour =
+          colourGap(packs, y0, y1, start, b, period) <= SAME_COLOUR ||
+          (at !== start && colourGap(packs, y0, y1, at, b, period) <= SAME_COLOUR);
+        if (!sameColour) continue;
         const s = Math.max(
           alike(packs, y0, y1, start, b, period),
           at === start ? -1 : alike(packs, y0, y1, at, b, period),
