@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { countPacks, packMask } from '../../../../src/modules/recognition/engines/local/facings.js';
+import { countPacks, packMask, type RowPlace } from '../../../../src/modules/recognition/engines/local/facings.js';
+import type { Box } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
 import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
 
 // The second generator's committed sample (looked at: a regression floor, docs/decisions.md D349):
@@ -49,35 +50,37 @@ describe('facings on shelves whose packs touch or stand centred over their label
     });
 });
 
-describe('facings of white packs with a thin band of print', () => {
-  // A tuning seed's shelf (9753 shelf-01, cropped): four white rice-cracker packs, a few pixels
-  // apart, each with one green band and one red dot, over the label the recognizer found (its top
-  // 6 px below the truth's). The band's column profile repeats at the packs' width only weakly
-  // beside the falling slope of its shortest lags: before D357 no width was tried and it counted 1.
-  it('counts all four', async () => {
-    const crop = resolve(import.meta.dirname, '../../../fixtures/tuning-crops/s2-9753-shelf-01-crackers.jpg');
-    const packs = await packMask(await decodePhoto(readFileSync(crop)));
-    const { units } = countPacks(
-      packs,
+/** Facings counted on a crop of a tuning photo, over the label box and row given (photo pixels of the crop). */
+async function countedOnCrop(name: string, label: Box, row: RowPlace): Promise<number> {
+  const crop = resolve(import.meta.dirname, '../../../fixtures/tuning-crops', name);
+  return countPacks(await packMask(await decodePhoto(readFileSync(crop))), label, row).units;
+}
+
+describe('facings on crops of tuning photos', () => {
+  for (const [name, label, row, facings, why] of [
+    [
+      's2-9753-shelf-01-crackers.jpg',
       { x0: 208, y0: 212, x1: 576, y1: 332 },
       { rightLimit: 600, leftMiddle: 18, rightMiddle: 784 },
-    );
-    assert.equal(units, 4);
-  });
-});
-
-describe('facings in front of a dotted pegboard wall', () => {
-  // A tuning seed's shelf (9753 shelf-11, its top row): five purple bottles of iced tea in front of a
-  // dark pegboard, labelled under their middle. Every window of the dotted wall is like the last one:
-  // before D359 the count walked on through the wall either side and gave 12.
-  it('counts the five bottles, not the wall', async () => {
-    const crop = resolve(import.meta.dirname, '../../../fixtures/tuning-crops/s2-9753-shelf-11-top.jpg');
-    const packs = await packMask(await decodePhoto(readFileSync(crop)));
-    const { units } = countPacks(
-      packs,
+      4,
+      // Four white rice-cracker packs a few pixels apart, each with one green band and one red dot,
+      // over the label the recognizer found (its top 6 px below the truth's). The band's column
+      // profile repeats at the packs' width only weakly beside the falling slope of its shortest
+      // lags: before D357 no width was tried and it counted 1.
+      'white packs with a thin band of print (9753 shelf-01)',
+    ],
+    [
+      's2-9753-shelf-11-top.jpg',
       { x0: 124, y0: 180, x1: 353, y1: 317 },
       { rightLimit: 491, leftMiddle: 0, rightMiddle: 601.5 },
-    );
-    assert.equal(units, 5);
-  });
+      5,
+      // Five purple bottles in front of a dark pegboard, labelled under their middle. Every window of
+      // the dotted wall is like the last one: before D359 the count walked on through the wall either
+      // side and gave 12.
+      'bottles in front of a dotted pegboard wall (9753 shelf-11)',
+    ],
+  ] as const)
+    it(`counts ${facings}: ${why}`, async () => {
+      assert.equal(await countedOnCrop(name, label, row), facings);
+    });
 });
