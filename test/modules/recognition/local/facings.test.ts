@@ -79,6 +79,15 @@ describe('facings on crops of tuning photos', () => {
       // side and gave 12.
       'bottles in front of a dotted pegboard wall (9753 shelf-11)',
     ],
+    [
+      's2-2468-shelf-03-top.jpg',
+      { x0: 859, y0: 301, x1: 1116, y1: 395 },
+      { rightLimit: 1448, leftMiddle: 27.5, rightMiddle: 1448 },
+      10,
+      // Ten packs a few pixels apart, their label centred under them: before D360 the colour runs
+      // were looked for from the label's left edge only and counted the seven right of it.
+      'packs standing either side of their label (2468 shelf-03)',
+    ],
   ] as const)
     it(`counts ${facings}: ${why}`, async () => {
       assert.equal(await countedOnCrop(name, label, row), facings);

@@ -38,7 +38,7 @@ type Counted = { units: number; extent: Box | null };
  *   generator's shelves, where the runs counted 0.26-0.31 of the facings right).
  */
 export function countPacks(packs: PackMask, label: Box, row: RowPlace): Counted {
-  const runs = colourRuns(packs, label, row.rightLimit);
+  const runs = colourRuns(packs, label, row);
   const byRuns: Counted = { units: runs.units, extent: runs.extent };
   const lh = label.y1 - label.y0;
   if (runs.widths.length === 1 && runs.widths[0]! * packs.fx <= 1.3 * lh) return byRuns;
@@ -50,27 +50,28 @@ export function countPacks(packs: PackMask, label: Box, row: RowPlace): Counted 
   return repeatedPacks(packs, label, row) ?? byRuns;
 }
 
-/** The colour runs' count and widths (half-size pixels). */
-function colourRuns(packs: PackMask, label: Box, rightLimit: number): Counted & { widths: number[] } {
+/**
+ * The colour runs' count and widths (half-size pixels): the runs from the label's left edge to the
+ * next label, and before them the runs of the same width, spacing and colour back to the previous
+ * label's middle. Packs stand over their label's left end on some shelves and centred over it on
+ * others: counted from the label's edge only, a label centred under six packs counted the three
+ * right of its edge (D360).
+ */
+function colourRuns(packs: PackMask, label: Box, row: RowPlace): Counted & { widths: number[] } {
   const lh = label.y1 - label.y0;
   const { fx, fy } = packs;
   // The band starts half a label height above the label, clear of the shelf edge, and is a label high.
   const y0 = Math.max(0, Math.round((label.y0 - 1.3 * lh) / fy));
   const y1 = Math.max(0, Math.round((label.y0 - 0.45 * lh) / fy));
-  const x0 = Math.max(0, Math.round(label.x0 / fx));
-  const x1 = Math.min(packs.width, Math.round(rightLimit / fx));
-  if (y1 - y0 < 3 || x1 - x0 < 3) return { units: 1, extent: null, widths: [] };
+  const edge = Math.max(0, Math.round(label.x0 / fx));
+  const x0 = Math.min(edge, Math.max(0, Math.round(row.leftMiddle / fx)));
+  const x1 = Math.min(packs.width, Math.round(row.rightLimit / fx));
+  if (y1 - y0 < 3 || x1 - edge < 3) return { units: 1, extent: null, widths: [] };
   const minRun = Math.max(4, Math.round((lh * 0.25) / fx));
-  const widths: number[] = [];
-  let run = 0,
-    first = -1,
-    last = -1;
+  const runs: { x0: number; x1: number }[] = [];
+  let run = 0;
   const close = (x: number) => {
-    if (run >= minRun) {
-      widths.push(run);
-      if (first < 0) first = x - run;
-      last = x;
-    }
+    if (run >= minRun) runs.push({ x0: x - run, x1: x });
     run = 0;
   };
   // A column is a pack's when most of it is pack-coloured; packs stand a few pixels apart.
@@ -81,12 +82,46 @@ function colourRuns(packs: PackMask, label: Box, rightLimit: number): Counted & 
     else close(x);
   }
   close(x1);
-  const units = widths.length;
+  // The label's own: runs reaching a run's least width past its left edge.
+  const own = runs.filter((r) => r.x1 - edge >= minRun);
+  const before = runs.filter((r) => r.x1 - edge < minRun);
+  if (own.length >= 2) {
+    const mean = own.reduce((s, r) => s + r.x1 - r.x0, 0) / own.length;
+    const widest = Math.max(2, ...own.slice(1).map((r, i) => r.x0 - own[i]!.x1));
+    for (let k = before.length - 1; k >= 0; k--) {
+      const r = before[k]!;
+      const sameWidth = Math.abs(r.x1 - r.x0 - mean) <= 0.15 * mean;
+      const sameSpacing = own[0]!.x0 - r.x1 <= 1.5 * widest + 2;
+      if (!sameWidth || !sameSpacing || runColourGap(packs, y0, y1, r, own[0]!) > SAME_COLOUR) break;
+      own.unshift(r);
+    }
+  }
+  const units = own.length;
   return {
     units: Math.max(1, units),
-    extent: units ? { x0: first * fx, y0: y0 * fy, x1: last * fx, y1: y1 * fy } : null,
-    widths,
+    extent: units ? { x0: own[0]!.x0 * fx, y0: y0 * fy, x1: own[units - 1]!.x1 * fx, y1: y1 * fy } : null,
+    widths: own.map((r) => r.x1 - r.x0),
   };
+}
+
+/** How far apart two runs' mean colours are (as colourGap, for runs of any widths). */
+function runColourGap(
+  packs: PackMask,
+  y0: number,
+  y1: number,
+  a: { x0: number; x1: number },
+  b: { x0: number; x1: number },
+): number {
+  const mean = (r: { x0: number; x1: number }) => {
+    const sum = [0, 0, 0];
+    for (let y = y0; y < y1; y += ROW_STEP)
+      for (let i = (y * packs.width + r.x0) * 3, e = (y * packs.width + r.x1) * 3; i < e; i += 3)
+        for (let c = 0; c < 3; c++) sum[c]! += packs.rgb[i + c]!;
+    const n = Math.ceil((y1 - y0) / ROW_STEP) * (r.x1 - r.x0);
+    return sum.map((v) => v / n);
+  };
+  const [ma, mb] = [mean(a), mean(b)];
+  return Math.max(...ma.map((v, c) => Math.abs(v - mb[c]!)));
 }
 
 /** Below this variance a window is bare wall and looks like nothing. */
