@@ -68,7 +68,7 @@ function colourRuns(packs: PackMask, label: Box, row: RowPlace): Counted & { wid
   const x1 = Math.min(packs.width, Math.round(row.rightLimit / fx));
   if (y1 - y0 < 3 || x1 - edge < 3) return { units: 1, extent: null, widths: [] };
   const minRun = Math.max(4, Math.round((lh * 0.25) / fx));
-  const runs: { x0: number; x1: number }[] = [];
+  const runs: Span[] = [];
   let run = 0;
   const close = (x: number) => {
     if (run >= minRun) runs.push({ x0: x - run, x1: x });
@@ -92,7 +92,7 @@ function colourRuns(packs: PackMask, label: Box, row: RowPlace): Counted & { wid
       const r = before[k]!;
       const sameWidth = Math.abs(r.x1 - r.x0 - mean) <= 0.15 * mean;
       const sameSpacing = own[0]!.x0 - r.x1 <= 1.5 * widest + 2;
-      if (!sameWidth || !sameSpacing || runColourGap(packs, y0, y1, r, own[0]!) > SAME_COLOUR) break;
+      if (!sameWidth || !sameSpacing || colourGap(packs, y0, y1, r, own[0]!) > SAME_COLOUR) break;
       own.unshift(r);
     }
   }
@@ -102,26 +102,6 @@ function colourRuns(packs: PackMask, label: Box, row: RowPlace): Counted & { wid
     extent: units ? { x0: own[0]!.x0 * fx, y0: y0 * fy, x1: own[units - 1]!.x1 * fx, y1: y1 * fy } : null,
     widths: own.map((r) => r.x1 - r.x0),
   };
-}
-
-/** How far apart two runs' mean colours are (as colourGap, for runs of any widths). */
-function runColourGap(
-  packs: PackMask,
-  y0: number,
-  y1: number,
-  a: { x0: number; x1: number },
-  b: { x0: number; x1: number },
-): number {
-  const mean = (r: { x0: number; x1: number }) => {
-    const sum = [0, 0, 0];
-    for (let y = y0; y < y1; y += ROW_STEP)
-      for (let i = (y * packs.width + r.x0) * 3, e = (y * packs.width + r.x1) * 3; i < e; i += 3)
-        for (let c = 0; c < 3; c++) sum[c]! += packs.rgb[i + c]!;
-    const n = Math.ceil((y1 - y0) / ROW_STEP) * (r.x1 - r.x0);
-    return sum.map((v) => v / n);
-  };
-  const [ma, mb] = [mean(a), mean(b)];
-  return Math.max(...ma.map((v, c) => Math.abs(v - mb[c]!)));
 }
 
 /** Below this variance a window is bare wall and looks like nothing. */
@@ -167,19 +147,22 @@ function alike(packs: PackMask, y0: number, y1: number, a: number, b: number, w:
   return ab / Math.sqrt(aa * bb);
 }
 
-/** How far apart two windows' mean colours are: the largest difference of a channel's mean (0-255). */
-function colourGap(packs: PackMask, y0: number, y1: number, a: number, b: number, w: number): number {
-  const { rgb, width } = packs;
-  const sa = [0, 0, 0],
-    sb = [0, 0, 0];
-  for (let y = y0; y < y1; y += ROW_STEP)
-    for (let i = (y * width + a) * 3, j = (y * width + b) * 3, e = i + w * 3; i < e; i += 3, j += 3)
-      for (let c = 0; c < 3; c++) {
-        sa[c]! += rgb[i + c]!;
-        sb[c]! += rgb[j + c]!;
-      }
-  const n = Math.ceil((y1 - y0) / ROW_STEP) * w;
-  return Math.max(...sa.map((v, c) => Math.abs(v - sb[c]!) / n));
+/** A stretch of the band's columns (half-size pixels): a colour run, or a window `w` wide from x. */
+type Span = { x0: number; x1: number };
+const span = (x: number, w: number): Span => ({ x0: x, x1: x + w });
+
+/** How far apart two spans' mean colours are: the largest difference of a channel's mean (0-255). */
+function colourGap(packs: PackMask, y0: number, y1: number, a: Span, b: Span): number {
+  const mean = (r: Span) => {
+    const sum = [0, 0, 0];
+    for (let y = y0; y < y1; y += ROW_STEP)
+      for (let i = (y * packs.width + r.x0) * 3, e = (y * packs.width + r.x1) * 3; i < e; i += 3)
+        for (let c = 0; c < 3; c++) sum[c]! += packs.rgb[i + c]!;
+    const n = Math.ceil((y1 - y0) / ROW_STEP) * (r.x1 - r.x0);
+    return sum.map((v) => v / n);
+  };
+  const [ma, mb] = [mean(a), mean(b)];
+  return Math.max(...ma.map((v, c) => Math.abs(v - mb[c]!)));
 }
 
 /** Facings as windows like the one under the label's middle (see countPacks); null where no pack repeats. */
@@ -262,8 +245,8 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace): Counted | nu
         // and of the same pattern as either (D352): the pattern alone followed the dots of a pegboard
         // wall, each window of which is like the last, to the photo's edge (D359).
         const sameColour =
-          colourGap(packs, y0, y1, start, b, period) <= SAME_COLOUR ||
-          (at !== start && colourGap(packs, y0, y1, at, b, period) <= SAME_COLOUR);
+          colourGap(packs, y0, y1, span(start, period), span(b, period)) <= SAME_COLOUR ||
+          (at !== start && colourGap(packs, y0, y1, span(at, period), span(b, period)) <= SAME_COLOUR);
         if (!sameColour) continue;
         const s = Math.max(
           alike(packs, y0, y1, start, b, period),
