@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { countPacks, packMask, type RowPlace } from '../../../../src/modules/recognition/engines/local/facings.js';
+import {
+  countPacks,
+  packMask,
+  placeInRow,
+  type RowPlace,
+} from '../../../../src/modules/recognition/engines/local/facings.js';
 import type { Box } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
 import { decodePhoto } from '../../../../src/modules/recognition/engines/local/photo.js';
 
@@ -20,18 +25,18 @@ async function countedRight(name: string): Promise<{ right: number; of: number; 
     const [x0, y0, x1, y1] = p.label.bbox as [number, number, number, number];
     return { p, box: { x0, y0, x1, y1 } };
   });
-  const cy = (b: { y0: number; y1: number }) => (b.y0 + b.y1) / 2;
-  const cx = (b: { x0: number; x1: number }) => (b.x0 + b.x1) / 2;
   let right = 0;
   const seen: string[] = [];
   for (const { p, box } of labels) {
-    const row = labels.filter((l) => l.box !== box && Math.abs(cy(l.box) - cy(box)) < (box.y1 - box.y0) / 2);
-    const [before, after] = [row.filter((l) => l.box.x0 < box.x0), row.filter((l) => l.box.x0 > box.x0)];
-    const { units } = countPacks(packs, box, {
-      rightLimit: Math.min(photo.width, ...after.map((l) => l.box.x0)),
-      leftMiddle: Math.max(0, ...before.map((l) => cx(l.box))),
-      rightMiddle: Math.min(photo.width, ...after.map((l) => cx(l.box))),
-    });
+    const { units } = countPacks(
+      packs,
+      box,
+      placeInRow(
+        box,
+        labels.map((l) => l.box),
+        photo.width,
+      ),
+    );
     if (units === p.units) right++;
     seen.push(`${p.sku} ${units}/${p.units}`);
   }
@@ -61,7 +66,7 @@ describe('facings on crops of tuning photos', () => {
     [
       's2-9753-shelf-01-crackers.jpg',
       { x0: 208, y0: 212, x1: 576, y1: 332 },
-      { rightLimit: 600, leftMiddle: 18, rightMiddle: 784 },
+      { rightLimit: 600, leftMiddle: 18, rightMiddle: 784, above: null },
       4,
       // Four white rice-cracker packs a few pixels apart, each with one green band and one red dot,
       // over the label the recognizer found (its top 6 px below the truth's). The band's column
@@ -72,7 +77,7 @@ describe('facings on crops of tuning photos', () => {
     [
       's2-9753-shelf-11-top.jpg',
       { x0: 124, y0: 180, x1: 353, y1: 317 },
-      { rightLimit: 491, leftMiddle: 0, rightMiddle: 601.5 },
+      { rightLimit: 491, leftMiddle: 0, rightMiddle: 601.5, above: null },
       5,
       // Five purple bottles in front of a dark pegboard, labelled under their middle. Every window of
       // the dotted wall is like the last one: before D359 the count walked on through the wall either
@@ -80,9 +85,19 @@ describe('facings on crops of tuning photos', () => {
       'bottles in front of a dotted pegboard wall (9753 shelf-11)',
     ],
     [
+      's2-9753-shelf-09-tuna.jpg',
+      { x0: 86, y0: 173, x1: 394, y1: 274 },
+      { rightLimit: 440, leftMiddle: 0, rightMiddle: 628.5, above: null },
+      6,
+      // Six blue-and-white cans, shorter than their label is tall, in front of a pale pegboard. A band
+      // of fixed height over the label looked at the wall above the cans for two thirds of it, and
+      // at the cans' white middles: before D361 it counted 1.
+      'short cans under a tall wall (9753 shelf-09)',
+    ],
+    [
       's2-2468-shelf-03-top.jpg',
       { x0: 859, y0: 301, x1: 1116, y1: 395 },
-      { rightLimit: 1448, leftMiddle: 27.5, rightMiddle: 1448 },
+      { rightLimit: 1448, leftMiddle: 27.5, rightMiddle: 1448, above: null },
       10,
       // Ten packs a few pixels apart, their label centred under them: before D360 the colour runs
       // were looked for from the label's left edge only and counted the seven right of it.

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import bwipjs from 'bwip-js';
 import sharp from 'sharp';
 import { barRegions } from '../../../../src/modules/recognition/engines/local/bar-regions.js';
-import { countPacks, packMask } from '../../../../src/modules/recognition/engines/local/facings.js';
+import { countPacks, packMask, placeInRow } from '../../../../src/modules/recognition/engines/local/facings.js';
 import { findLabelBoxes } from '../../../../src/modules/recognition/engines/local/label-finder.js';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
 import { shelfInput } from '../../../helpers/shelf-photos.js';
@@ -67,13 +67,7 @@ describe('local recognizer stages', () => {
     const [boxes, packs] = await Promise.all([findLabelBoxes(photo), packMask(photo)]);
     for (const p of truthOf('shelf-05').products) {
       const label = boxes.find((b) => inside(b, p.label.bbox))!;
-      const row = boxes.filter((b) => b !== label && Math.abs(b.y0 - label.y0) < (label.y1 - label.y0) / 2);
-      const [before, after] = [row.filter((b) => b.x0 < label.x0), row.filter((b) => b.x0 > label.x0)];
-      const place = {
-        rightLimit: Math.min(1600, ...after.map((b) => b.x0)),
-        leftMiddle: Math.max(0, ...before.map((b) => (b.x0 + b.x1) / 2)),
-        rightMiddle: Math.min(1600, ...after.map((b) => (b.x0 + b.x1) / 2)),
-      };
+      const place = placeInRow(label, boxes, photo.width);
       assert.equal(countPacks(packs, label, place).units, p.units, p.sku);
     }
   });

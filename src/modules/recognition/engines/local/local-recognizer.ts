@@ -3,7 +3,7 @@ import { PSM } from 'tesseract.js';
 import { indexCatalogue, tokens, type IndexedEntry } from '../../catalogue-matcher.js';
 import type { CatalogueEntry, ProductBox, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
-import { countPacks, packMask } from './facings.js';
+import { countPacks, packMask, placeInRow, shelfAbove } from './facings.js';
 import { findLabelBoxes } from './label-finder.js';
 import type { PaddleOcr } from './paddle/paddle-ocr.js';
 import { readLabelInBox } from './paddle/paddle-tag-prices.js';
@@ -41,15 +41,6 @@ function productBox(label: Box, placed: Placed, width: number, height: number): 
   const x0 = Math.min(label.x0, placed.extent?.x0 ?? label.x0);
   const x1 = Math.max(label.x1, placed.extent?.x1 ?? label.x1);
   return { x: x0 / width, y: top / height, width: (x1 - x0) / width, height: (label.y1 - top) / height };
-}
-
-/** The bottom of the nearest labels above `label` that share its columns: the shelf its packs stand under. */
-function shelfAbove(label: Box, labels: { box: Box }[]): number | null {
-  const above = labels
-    .map((l) => l.box)
-    .filter((b) => b !== label && b.y1 <= label.y0 && overlapX(b, label) > 0)
-    .map((b) => b.y1);
-  return above.length ? Math.max(...above) : null;
 }
 
 /**
@@ -276,18 +267,14 @@ export class LocalRecognizer implements Recognizer {
     // Shelf positions are given once every product is known (inRows).
     const products: RecognizedProduct[] = [];
     for (const label of labels) {
-      const sameRow = labels.filter((l) => l !== label && Math.abs(cy(l.box) - cy(label.box)) < h(label.box) / 2);
-      const [before, after] = [
-        sameRow.filter((l) => l.box.x0 < label.box.x0),
-        sameRow.filter((l) => l.box.x0 > label.box.x0),
-      ];
-      const { units, extent } = countPacks(packs, label.box, {
-        rightLimit: Math.min(grey.width, ...after.map((l) => l.box.x0)),
-        leftMiddle: Math.max(0, ...before.map((l) => cx(l.box))),
-        rightMiddle: Math.min(grey.width, ...after.map((l) => cx(l.box))),
-      });
+      const place = placeInRow(
+        label.box,
+        labels.map((l) => l.box),
+        grey.width,
+      );
+      const { units, extent } = countPacks(packs, label.box, place);
       const own = this.barcodeFor(label, barcodes, labels);
-      const top = shelfAbove(label.box, labels);
+      const top = place.above;
       const product = this.toProduct(
         label,
         entries,
@@ -580,7 +567,14 @@ export class LocalRecognizer implements Recognizer {
           entries,
           [barcode],
           null,
-          { units: 1, centreX: cx(barcode.box), top: shelfAbove(label.box, labels) },
+          {
+            units: 1,
+            centreX: cx(barcode.box),
+            top: shelfAbove(
+              label.box,
+              labels.map((l) => l.box),
+            ),
+          },
           width,
           height,
         ),
@@ -839,7 +833,10 @@ export class LocalRecognizer implements Recognizer {
         (known) => ({
           units: known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1,
           centreX: cx(label.box),
-          top: shelfAbove(label.box, labels),
+          top: shelfAbove(
+            label.box,
+            labels.map((l) => l.box),
+          ),
         }),
         width,
         height,
