@@ -193,6 +193,25 @@ describe('label price parser', () => {
     assert.equal(parseLabelPrices('£0 30 per 100g'), null);
   });
 
+  it('reads a multi-buy whose quantity OCR misread, by the price each (D362)', () => {
+    // Tesseract's readings of tuning labels "3 for £3 £1.29 each" and "2 for $4 $2.99 each".
+    assert.deepEqual(parseLabelPrices('Copperleaf Sea Salt Crisps i for£3 £1.29 each xi'), {
+      price: 1.29,
+      discountedPrice: 1,
+      onSale: true,
+      currency: 'GBP',
+      multiBuy: { quantity: 3, total: 3 },
+    });
+    assert.deepEqual(parseLabelPrices('Hollybrook Oat Drink 1L ie for $4 $2.99 each')!.multiBuy, {
+      quantity: 2,
+      total: 4,
+    });
+    // No quantity makes the deal cheaper than each (the 円 read as a 0): no offer read into it.
+    assert.equal(parseLabelPrices('Minestrone Soup 400g 208F) each Stor 4200]')!.discountedPrice, null);
+    // A word ending in "e" before "for" is no misread quantity.
+    assert.equal(parseLabelPrices('Made for sharing £2.49')!.multiBuy, null);
+  });
+
   it('reads "for" as OCR misreads it in small print', () => {
     assert.deepEqual(parseLabelPrices('£2.87 2 tor £4.59')!.multiBuy, { quantity: 2, total: 4.59 });
     assert.equal(parseLabelPrices('£2.18 2 f0r £3.49')!.discountedPrice, 1.75);

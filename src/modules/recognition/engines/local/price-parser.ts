@@ -28,6 +28,12 @@ const SPACED =
   /(?<cur1>[£$€])\s?(?<int>\d{1,3}) (?<dec>\d{2})(?![\d.,]?\d)|(?<![\d.,])(?<int2>\d{1,3}) (?<dec2>\d{2})\s?€|(?<![\d.,])(?<int3>\d{1,3}), (?<dec3>\d{2})(?![\d.,]?\d)/g;
 // "for" as OCR reads it in small print: tor, f0r.
 const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/;
+/**
+ * A multi-buy whose quantity OCR could not read: the deal's big digit read as a letter or two (`i for£3`,
+ * `ie for $4`, `Stor 4200]`), so "2 for $4 $2.99 each" gave no offer at all (D362).
+ */
+const MULTI_UNREAD =
+  /(?<![\p{L}\p{N}])[iIlLeES|!]{1,2}\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/u;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
 /**
  * What an offer label says beside its two prices. Without any of it, a second price is the price by
@@ -53,6 +59,36 @@ function unitPrice(text: string, start: number, end: number): boolean {
 
 /** Reads the prices on one label's text. Returns null when the text holds no price. */
 export function parseLabelPrices(text: string): LabelPrice | null {
+  return readMultiUnread(text) ?? readPrices(text);
+}
+
+/**
+ * A multi-buy whose quantity was misread (MULTI_UNREAD), beside the one price each: the quantity is the
+ * least that makes the deal cheaper than that price. Deals here are 2 or 3 for a total under that many
+ * at the price each, so "3 for £3" beside £1.29 each is 3 (2 would cost more than each), "2 for $4"
+ * beside $2.99 is 2. Null where the text reads otherwise (its quantity, or no single price each).
+ */
+function readMultiUnread(text: string): LabelPrice | null {
+  const folded = text.normalize('NFKC');
+  if (MULTI.test(folded)) return null;
+  const m = MULTI_UNREAD.exec(folded);
+  if (!m) return null;
+  const rest = readPrices(folded.replace(m[0], ' '));
+  if (rest?.price == null || rest.discountedPrice !== null || rest.multiBuy) return null;
+  const total = Number(`${m.groups!.int}.${m.groups!.dec ?? '00'}`);
+  const quantity = [2, 3, 4, 5].find((q) => total / q < rest.price!);
+  if (!quantity) return null;
+  const currency = rest.currency ?? (m.groups!.cur ? (SYMBOLS[m.groups!.cur] ?? null) : null);
+  return {
+    price: rest.price,
+    discountedPrice: round2(total / quantity),
+    onSale: true,
+    currency,
+    multiBuy: { quantity, total },
+  };
+}
+
+function readPrices(text: string): LabelPrice | null {
   // Compatibility forms folded first: the learned recognizer's dictionary (Chinese) prints the yen
   // sign full-width, `￥278`, which read as no price at all (D358).
   const normalized = text
