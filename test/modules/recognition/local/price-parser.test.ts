@@ -130,6 +130,13 @@ describe('label price parser', () => {
     assert.equal(parseLabelPrices('Soup 400g 12 pack'), null);
   });
 
+  it("reads no price in a barcode's digits with a yen sign misread among them (D363)", () => {
+    // Tesseract's readings of two tuning labels: the price itself lost, the barcode's digits read.
+    assert.equal(parseLabelPrices('Hollybrook Tomato Ketchup 460g " 495687¥021078 Il 93F} per 100g'), null);
+    assert.equal(parseLabelPrices('Bears 180g " 425156¥019269 I 178} 4'), null);
+    assert.equal(parseLabelPrices('Gummy Bears ¥178 ¥99 per 100g')!.price, 178);
+  });
+
   it('reads the full-width yen sign the learned recognizer prints (D358)', () => {
     // The learned look at a navy yen label on tuning seed 9753's shelf-04.
     const read = parseLabelPrices('Peachlced \uffe5278  \uffe556per100ml');

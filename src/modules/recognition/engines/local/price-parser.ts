@@ -14,9 +14,10 @@ const CODES = ['GBP', 'USD', 'EUR', 'JPY', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'C
  * Amounts as labels print them: 2.49, £2.49, $1.99, 1,99 €, 1.234,50, 99p, 99¢, and yen, which has no
  * decimals: ¥198, 198円, ¥1,280. A bare integer is no price (sizes, counts): only with its yen sign,
  * or with tesseract's two-glyph misreads of 円 (`2987)`, `198F9`, `480F)`; a lone F or 7 is not, D356).
+ * A yen sign between digits is a barcode's digit misread (`495687¥021078`), not a price (D363).
  */
 const AMOUNT =
-  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|(?<![\d.,])(?<cents>[1-9]\d)¢|¥\s?(?<yen1>\d{1,3}(?:,\d{3})+|\d{1,6})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円|(?<![\d.,])(?<yen3>\d{2,6})(?:F[)9]|7\))(?![\w)])/g;
+  /(?<cur1>[£$€¥])?\s?(?<int>\d{1,4})(?:[.,](?<dec>\d{2}))(?!\d)\s?(?<cur2>€|円|[A-Z]{3}\b)?|(?<pence>\d{1,2})p\b|(?<![\d.,])(?<cents>[1-9]\d)¢|(?<!\d)¥\s?(?<yen1>[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d{0,5})(?![\d.,]?\d)|(?<![\d,])(?<yen2>\d{1,3}(?:,\d{3})+|\d{1,6})\s?円|(?<![\d.,])(?<yen3>\d{2,6})(?:F[)9]|7\))(?![\w)])/g;
 /**
  * A price whose decimal point OCR lost (`$3 49`, `£ 1 49`, `1 29 €`: the point is a few pixels between
  * a label's big digits), read only beside its currency sign and only where the text shows no price
