@@ -137,6 +137,13 @@ describe('label price parser', () => {
     assert.equal(parseLabelPrices('Gummy Bears ¥178 ¥99 per 100g')!.price, 178);
   });
 
+  it('leaves out a price by the measure whose "per" OCR misread (D364)', () => {
+    // Tesseract's closer reading of a tuning label "¥178 ¥99 per 100g", its price lost.
+    assert.equal(parseLabelPrices('Bramblewood Gummy Bears 180g / _ ¥99 ner 1000 |'), null);
+    assert.equal(parseLabelPrices('£1.65 £0.83 oer 100g')!.price, 1.65);
+    assert.equal(parseLabelPrices('£2.49 Corner shop')!.price, 2.49);
+  });
+
   it('reads the full-width yen sign the learned recognizer prints (D358)', () => {
     // The learned look at a navy yen label on tuning seed 9753's shelf-04.
     const read = parseLabelPrices('Peachlced \uffe5278  \uffe556per100ml');

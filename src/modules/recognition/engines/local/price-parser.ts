@@ -50,10 +50,11 @@ function round2(v: number) {
  * A price by the measure (`£0.83 per 100g`, `0,20 € / kg`, `100g = 0,20 €`), printed small under the
  * label's own price: not the product's price, nor an offer's second one. Tesseract left it out while
  * a label's symbol was read as junk beside it; read, it made `£1.65 … £0.83 per 100g` an offer.
+ * Its small "per" is often read `ner` or `oer`: `¥99 ner 100g` was taken for a label's price (D364).
  */
 function unitPrice(text: string, start: number, end: number): boolean {
   return (
-    /^\s?(?:per\b|\/\s?\d*\s?(?:k?g|m?l|cl|ltr|lb|oz)\b)/i.test(text.slice(end)) ||
+    /^\s?(?:[pno]er\b|\/\s?\d*\s?(?:k?g|m?l|cl|ltr|lb|oz)\b)/i.test(text.slice(end)) ||
     /\d\s?(?:k?g|m?l|cl|l|ltr)\s?=\s?$/i.test(text.slice(0, start))
   );
 }
