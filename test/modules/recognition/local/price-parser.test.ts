@@ -146,8 +146,11 @@ describe('label price parser', () => {
 
   it('reads the full-width yen sign the learned recognizer prints (D358)', () => {
     // The learned look at a navy yen label on tuning seed 9753's shelf-04.
-    const read = parseLabelPrices('Peachlced \uffe5278  \uffe556per100ml');
-    assert.equal(`${read?.price} ${read?.currency}`, '278 JPY');
+    const read = parseLabelPrices('Peachlced \uffe5278  \uffe556per100ml')!;
+    assert.deepEqual(
+      [read.price, read.discountedPrice, read.onSale, read.currency, read.multiBuy],
+      [278, null, false, 'JPY', null],
+    );
     assert.equal(parseLabelPrices('2 for \uffe5540 \uffe5400 each')!.multiBuy?.total, 540);
     assert.equal(showsCurrencySign('\uffe5 258'), true);
   });

@@ -60,7 +60,9 @@ type Counted = { units: number; extent: Box | null };
  *   generator's shelves, where the runs counted 0.26-0.31 of the facings right).
  */
 export function countPacks(packs: PackMask, label: Box, row: RowPlace): Counted {
-  const runs = colourRuns(packs, label, row);
+  // Where the packs reach, found once for both ways of counting (bandTop).
+  const top = packsTop(packs, label, row.above);
+  const runs = colourRuns(packs, label, row, top);
   const byRuns: Counted = { units: runs.units, extent: runs.extent };
   const lh = label.y1 - label.y0;
   if (runs.widths.length === 1 && runs.widths[0]! * packs.fx <= 1.3 * lh) return byRuns;
@@ -69,21 +71,20 @@ export function countPacks(packs: PackMask, label: Box, row: RowPlace): Counted 
     const sd = Math.sqrt(runs.widths.reduce((a, b) => a + (b - mean) ** 2, 0) / runs.widths.length);
     if (sd / mean < 0.15) return byRuns;
   }
-  return repeatedPacks(packs, label, row) ?? byRuns;
+  return repeatedPacks(packs, label, row, top) ?? byRuns;
 }
 
 /**
  * The top of the band the packs over a label are looked for in (half-size y), the band ending at
- * `y1`: a little below the packs' tops where the mask shows them, else a label height and a third
+ * `y1`: a little below the packs' `top` (packsTop) where the mask shows it, else a label height and a third
  * above the label. Packs stand 0.7 to 3 label heights tall: a band of fixed height over a tall
  * label (an offer's) looked at the wall above short packs, and under tall ones at their feet alone
  * (on the truth's label boxes of two tuning seeds, the packs' true tops made 0.62 of the facings
  * right 0.70, D361).
  */
-function bandTop(packs: PackMask, label: Box, row: RowPlace, y1: number): number {
+function bandTop(packs: PackMask, label: Box, top: number | null, y1: number): number {
   const lh = label.y1 - label.y0;
   const fixed = Math.max(0, Math.round((label.y0 - 1.3 * lh) / packs.fy));
-  const top = packsTop(packs, label, row.above);
   if (top === null) return fixed;
   // Clear of the packs' own tops (caps, rounded shoulders), at most a label height above the fixed
   // band, and at least half a label height above the label: packs are seldom shorter than 0.7 label
@@ -132,13 +133,13 @@ function packsTop(packs: PackMask, label: Box, above: number | null): number | n
  * others: counted from the label's edge only, a label centred under six packs counted the three
  * right of its edge (D360).
  */
-function colourRuns(packs: PackMask, label: Box, row: RowPlace): Counted & { widths: number[] } {
+function colourRuns(packs: PackMask, label: Box, row: RowPlace, top: number | null): Counted & { widths: number[] } {
   const lh = label.y1 - label.y0;
   const { fx, fy } = packs;
   // The band starts a third of a label height above the label, clear of the shelf edge, and reaches
   // up to the packs' tops (bandTop).
   const y1 = Math.max(0, Math.round((label.y0 - 0.3 * lh) / fy));
-  const y0 = bandTop(packs, label, row, y1);
+  const y0 = bandTop(packs, label, top, y1);
   const edge = Math.max(0, Math.round(label.x0 / fx));
   const x0 = Math.min(edge, Math.max(0, Math.round(row.leftMiddle / fx)));
   const x1 = Math.min(packs.width, Math.round(row.rightLimit / fx));
@@ -242,12 +243,12 @@ function colourGap(packs: PackMask, y0: number, y1: number, a: Span, b: Span): n
 }
 
 /** Facings as windows like the one under the label's middle (see countPacks); null where no pack repeats. */
-function repeatedPacks(packs: PackMask, label: Box, row: RowPlace): Counted | null {
+function repeatedPacks(packs: PackMask, label: Box, row: RowPlace, top: number | null): Counted | null {
   const { width, fx, fy } = packs;
   const lh = label.y1 - label.y0;
   // From the packs' tops (bandTop) down to near the label's top: packs stand on the shelf edge it is on.
   const y1 = Math.max(0, Math.round((label.y0 - 0.15 * lh) / fy));
-  const y0 = bandTop(packs, label, row, y1);
+  const y0 = bandTop(packs, label, top, y1);
   const lo = Math.max(0, Math.round(row.leftMiddle / fx));
   const hi = Math.min(width, Math.round(row.rightMiddle / fx));
   const middle = Math.round((label.x0 + label.x1) / 2 / fx);

@@ -266,12 +266,9 @@ export class LocalRecognizer implements Recognizer {
     checkpoint();
     // Shelf positions are given once every product is known (inRows).
     const products: RecognizedProduct[] = [];
+    const shelfBoxes = labels.map((l) => l.box);
     for (const label of labels) {
-      const place = placeInRow(
-        label.box,
-        labels.map((l) => l.box),
-        grey.width,
-      );
+      const place = placeInRow(label.box, shelfBoxes, grey.width);
       const { units, extent } = countPacks(packs, label.box, place);
       const own = this.barcodeFor(label, barcodes, labels);
       const top = place.above;
@@ -554,6 +551,7 @@ export class LocalRecognizer implements Recognizer {
   ): RecognizedProduct[] {
     const seen = new Set(products.map((p) => p.sku).filter(Boolean));
     const out: RecognizedProduct[] = [];
+    const shelfBoxes = labels.map((l) => l.box);
     for (const barcode of barcodes) {
       const entry = barcode.gtin ? entries.find((e) => e.gtin === barcode.gtin) : undefined;
       if (!entry || seen.has(entry.entry.sku)) continue;
@@ -567,14 +565,7 @@ export class LocalRecognizer implements Recognizer {
           entries,
           [barcode],
           null,
-          {
-            units: 1,
-            centreX: cx(barcode.box),
-            top: shelfAbove(
-              label.box,
-              labels.map((l) => l.box),
-            ),
-          },
+          { units: 1, centreX: cx(barcode.box), top: shelfAbove(label.box, shelfBoxes) },
           width,
           height,
         ),
@@ -824,6 +815,7 @@ export class LocalRecognizer implements Recognizer {
       )),
     );
     const rows = this.rows(labels);
+    const shelfBoxes = labels.map((l) => l.box);
     return labels.map((label) =>
       this.toProduct(
         label,
@@ -833,10 +825,7 @@ export class LocalRecognizer implements Recognizer {
         (known) => ({
           units: known ? this.countFacings(label, lines, labels, known.brand, known.tokens) : 1,
           centreX: cx(label.box),
-          top: shelfAbove(
-            label.box,
-            labels.map((l) => l.box),
-          ),
+          top: shelfAbove(label.box, shelfBoxes),
         }),
         width,
         height,
