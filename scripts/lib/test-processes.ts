@@ -15,7 +15,7 @@ const OWN_PROCESS =
 /**
  * What runs after every other test process has finished, by itself: a file that measures CPU time and
  * says so (a comment `npm test: alone`). Three test processes at once on a 2-core machine raised the
- * main-thread CPU saturated-pool.test.ts measures from 40 to 330 ms for the same photos.
+ * main-thread CPU main-thread-share.test.ts measures from 40 to 330 ms for the same photos.
  */
 const ALONE = /npm test: alone/;
 

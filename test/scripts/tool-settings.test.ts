@@ -17,7 +17,7 @@ describe('the tools’ settings (scripts/lib/tool-settings.ts)', () => {
   it('gives each variable its default when unset or empty', () => {
     const s = toolSettings({ BENCH_N: '', TEST_CONCURRENCY: undefined });
     assert.equal(s.BENCH_N, 200);
-    assert.equal(s.TEST_CONCURRENCY, 3);
+    assert.equal(s.TEST_CONCURRENCY, 5);
     assert.equal(s.TEST_DATABASE_NAME, 'shelf_test');
     assert.equal(s.BENCH_ROUNDS, undefined, 'each benchmark gives its own');
   });
