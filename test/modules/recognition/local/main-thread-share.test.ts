@@ -1,48 +1,26 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import sharp from 'sharp';
+import { describe, it } from 'node:test';
 import { childProcesses } from '../../../helpers/child-processes.js';
-import { procStat } from '../../../../src/lib/proc-stat.js';
-import { RecognitionPool } from '../../../../src/modules/recognition/engines/local/recognition-pool.js';
+import { mainThreadCpuMs, poolOfPhoneSizedShelves, syntheticShelves } from '../../../helpers/phone-sized-shelves.js';
 
-const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
+const dir = syntheticShelves;
 const PHOTOS = ['shelf-01', 'shelf-03', 'shelf-04', 'shelf-06'];
 const THREADS = 2;
-
-/** CPU milliseconds the process's main thread (its tid is the pid) has used, from /proc. */
-function mainThreadCpuMs(): number {
-  return procStat(`self/task/${process.pid}`)!.cpuMs;
-}
 
 // npm test: alone. It measures its own main thread's CPU time against the photos' CPU time, and that
 // grew with other test processes beside it: 10–20 ms alone, 70–90 ms of 2.9 s with four others
 // (saturated-pool.test.ts, where it was, had run by itself for the sake of this test: 10 s at the
-// end of every run, where this file takes 3).
+// end of every run, where this file takes 4–5).
 describe('the recognition pool reads photos off the main thread', () => {
-  let pool: RecognitionPool;
-  const large = new Map<string, Buffer>();
-
-  before(async () => {
-    pool = new RecognitionPool(THREADS);
-    // Twice the size (3200×2400), as phones take them: a photo's pixel work grows fourfold, its OCR
-    // (labels are read at a fixed height) hardly, so pixel work done on the main thread would show.
-    for (const p of PHOTOS)
-      large.set(
-        p,
-        await sharp(readFileSync(`${dir}/${p}.jpg`))
-          .resize(3200, 2400)
-          .jpeg({ quality: 90 })
-          .toBuffer(),
-      );
-  });
-  after(() => pool.close());
+  const shelves = poolOfPhoneSizedShelves(THREADS, PHOTOS);
 
   it('reads photos off the main thread: it spends under 3 % of the CPU time they take', async (t) => {
     const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
     const read = (p: string) =>
-      pool.run({ image: large.get(p)!, contentType: 'image/jpeg', width: 3200, height: 2400, catalogue, runIndex: 0 });
+      shelves
+        .pool()
+        .run({ image: shelves.photo(p), contentType: 'image/jpeg', width: 3200, height: 2400, catalogue, runIndex: 0 });
     await Promise.all(PHOTOS.slice(0, THREADS).map(read)); // every thread's tesseract worker started
     const cpu0 = process.cpuUsage();
     const helpers0 = childProcesses().cpuSeconds;

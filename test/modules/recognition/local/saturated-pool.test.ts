@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
-import sharp from 'sharp';
 import { childProcesses } from '../../../helpers/child-processes.js';
-import { procStat } from '../../../../src/lib/proc-stat.js';
-import {
-  PooledLocalRecognizer,
-  RecognitionPool,
-} from '../../../../src/modules/recognition/engines/local/recognition-pool.js';
+import { mainThreadCpuMs, poolOfPhoneSizedShelves } from '../../../helpers/phone-sized-shelves.js';
+import { PooledLocalRecognizer } from '../../../../src/modules/recognition/engines/local/recognition-pool.js';
 import type { RecognizeInput, Recognizer } from '../../../../src/modules/recognition/recognizer.js';
 import { startTestApi, type TestApi } from '../../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../../helpers/fixtures.js';
@@ -18,36 +12,14 @@ import { startReceiver } from '../../../helpers/receiver.js';
 import { waitFor } from '../../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../../helpers/worker.js';
 
-const dir = resolve(import.meta.dirname, '../../../fixtures/synthetic-shelves');
 const PHOTOS = ['shelf-01', 'shelf-03', 'shelf-04', 'shelf-06', 'shelf-07', 'shelf-09'];
 const THREADS = 2;
-
-/** CPU milliseconds the process's main thread (its tid is the pid) has used, from /proc. */
-function mainThreadCpuMs(): number {
-  return procStat(`self/task/${process.pid}`)!.cpuMs;
-}
 
 // A process of its own (it measures its own main thread's CPU time: npm test: own process). The
 // share of the CPU time the photos take that the main thread spends is main-thread-share.test.ts's,
 // which runs by itself.
 describe('recognition at full load leaves the worker process responsive', () => {
-  let pool: RecognitionPool;
-  const large = new Map<string, Buffer>();
-
-  before(async () => {
-    pool = new RecognitionPool(THREADS);
-    // Twice the size (3200×2400), as phones take them: a photo's pixel work grows fourfold, its OCR
-    // (labels are read at a fixed height) hardly, so pixel work done on the main thread would show.
-    for (const p of PHOTOS)
-      large.set(
-        p,
-        await sharp(readFileSync(`${dir}/${p}.jpg`))
-          .resize(3200, 2400)
-          .jpeg({ quality: 90 })
-          .toBuffer(),
-      );
-  });
-  after(() => pool.close());
+  const shelves = poolOfPhoneSizedShelves(THREADS, PHOTOS);
 
   describe('with an API and workers in this process', () => {
     let api: TestApi;
@@ -61,7 +33,7 @@ describe('recognition at full load leaves the worker process responsive', () => 
 
     before(async () => {
       api = await startTestApi({ TASK_QUEUE_PREFIX: uniquePrefix('saturated-pool') });
-      const recognizer = new PooledLocalRecognizer(pool);
+      const recognizer = new PooledLocalRecognizer(shelves.pool());
       // The production recognizer, watched: which passes are being read right now, and how long each took.
       const watched: Recognizer = {
         name: 'local',
@@ -82,7 +54,7 @@ describe('recognition at full load leaves the worker process responsive', () => 
       org = await createTestOrg(api.runtime, { credits: 20 });
       receiver = await startReceiver();
       host = await startImageHost(
-        Object.fromEntries(PHOTOS.map((p) => [`/${p}.jpg`, { type: 'image/jpeg', body: large.get(p)! }])),
+        Object.fromEntries(PHOTOS.map((p) => [`/${p}.jpg`, { type: 'image/jpeg', body: shelves.photo(p) }])),
       );
     });
     after(async () => {
