@@ -39,6 +39,14 @@ function installSdkRuntime(config: Config, logger: Logger) {
 export type WorkerOptions = {
   /** Recognition engines besides the production ones, by RECOGNIZER name (a test's scripted one). */
   recognizers?: Record<string, RecognizerFactory>;
+  /**
+   * The workflow code on this process's main thread instead of a thread per workflow worker (the
+   * SDK's debugMode, as the test workers in a test's own process run it, D298): the worker processes
+   * tests spawn, started some twenty times a run, each paying 0.4 s of CPU a thread otherwise. Not for
+   * production: it gives up the SDK's deadlock timeout, and the thread hop keeps workflow tasks off
+   * the thread that runs activities.
+   */
+  workflowsOnThisThread?: boolean;
 };
 
 /**
@@ -108,6 +116,7 @@ export async function runWorker(options: WorkerOptions = {}): Promise<void> {
         ? config.RECOGNITION_THREADS
         : Math.max(1, Math.min(4, config.ANALYSIS_MAX_CONCURRENT_ACTIVITIES)),
     bundlePath,
+    workflowsOnThisThread: options.workflowsOnThisThread,
   });
 
   // Health at any path, and the service's own metrics (lib/metrics.ts) at /metrics.
