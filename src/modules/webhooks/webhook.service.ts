@@ -1,4 +1,4 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { IsolationLevel, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Page } from '../../lib/pagination.js';
@@ -40,6 +40,9 @@ export type WebhookServiceDeps = {
   deliveries: DeliveryService;
   allowInsecureUrls: boolean;
 };
+
+/** A listing's reads in one snapshot: what it shows stood together at one moment. */
+const SNAPSHOT = { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true };
 
 export class WebhookService {
   private readonly repo: WebhookRepository;
@@ -155,13 +158,16 @@ export class WebhookService {
     const where: FilterQuery<Delivery> = { webhookId };
     if (filters.status) where.status = filters.status;
     if (filters.event) where.eventType = filters.event;
-    const result = await this.deliveryRepo.page(organisationId, where, page);
-    const attempts = await this.em.find(
-      DeliveryAttempt,
-      { deliveryId: { $in: result.items.map((d) => d.id) } },
-      { orderBy: { attempt: 'asc' } },
-    );
-    return { ...result, attempts };
+    // One snapshot for the page and its attempts, as for an analysis' deliveries (D367).
+    return this.em.transactional(async (em) => {
+      const result = await em.getRepository<Delivery, DeliveryRepository>(Delivery).page(organisationId, where, page);
+      const attempts = await em.find(
+        DeliveryAttempt,
+        { deliveryId: { $in: result.items.map((d) => d.id) } },
+        { orderBy: { attempt: 'asc' } },
+      );
+      return { ...result, attempts };
+    }, SNAPSHOT);
   }
 
   /**
@@ -172,19 +178,23 @@ export class WebhookService {
   async deliveriesOfAnalysis(organisationId: string, analysisId: string) {
     if (!(await this.em.getRepository<Analysis, AnalysisRepository>(Analysis).existsInOrg(organisationId, analysisId)))
       throw new NotFoundError('analysis', analysisId);
-    const events = await this.events.idsOfAnalysis(this.em, organisationId, analysisId);
-    const rows = await this.em.find(
-      Delivery,
-      { organisationId, $or: [{ analysisId }, { eventId: { $in: events } }] },
-      { orderBy: { id: 'desc' }, limit: MAX_ANALYSIS_DELIVERIES + 1 },
-    );
-    const items = rows.slice(0, MAX_ANALYSIS_DELIVERIES);
-    const attempts = await this.em.find(
-      DeliveryAttempt,
-      { deliveryId: { $in: items.map((d) => d.id) } },
-      { orderBy: { attempt: 'asc' } },
-    );
-    return { items, attempts, hasMore: rows.length > items.length };
+    // The deliveries and their attempts read in one snapshot: read apart, a 2xx recorded between the
+    // two reads showed a succeeded attempt under a pending delivery (D367).
+    return this.em.transactional(async (em) => {
+      const events = await this.events.idsOfAnalysis(em, organisationId, analysisId);
+      const rows = await em.find(
+        Delivery,
+        { organisationId, $or: [{ analysisId }, { eventId: { $in: events } }] },
+        { orderBy: { id: 'desc' }, limit: MAX_ANALYSIS_DELIVERIES + 1 },
+      );
+      const items = rows.slice(0, MAX_ANALYSIS_DELIVERIES);
+      const attempts = await em.find(
+        DeliveryAttempt,
+        { deliveryId: { $in: items.map((d) => d.id) } },
+        { orderBy: { attempt: 'asc' } },
+      );
+      return { items, attempts, hasMore: rows.length > items.length };
+    }, SNAPSHOT);
   }
 
   /** A finished delivery set back to pending, committed (WebhookCommands starts its new run). */

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EntityManager } from '@mikro-orm/core';
 import sharp from 'sharp';
 import { sql } from '../../../src/db/sql.js';
 import { idAt } from '../../../src/lib/ids.js';
+import { Delivery } from '../../../src/modules/webhooks/delivery.entity.js';
+import type { DeliveryRepository } from '../../../src/modules/webhooks/delivery.repository.js';
 import { startTestApi, type TestApi } from '../../helpers/api.js';
 import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { startImageHost, type ImageHost } from '../../helpers/image-host.js';
@@ -211,6 +214,53 @@ describe('analyses for the console: photo previews, product boxes, deliveries, d
     assert.equal((await api.request('GET', `/analyses/${id}/deliveries`, { key: org.keys.write })).status, 403);
     assert.equal((await api.request('GET', `/analyses/an_nope/deliveries`, { key: org.keys.admin })).status, 404);
     delivered = { analysisId: id, webhookId: hook.body.data.id, webhook: webhook.id, callback: callback.id };
+  });
+
+  it('lists each delivery with the attempts of the same moment: no attempt that succeeded under a pending delivery', async () => {
+    const { analysisId, webhook } = delivered!;
+    const em = api.runtime.orm.em.fork();
+    const [attempt] = await sql<{ started_at: Date; duration_ms: number }>(
+      em,
+      `select started_at, duration_ms from delivery_attempts where delivery_id = ? and attempt = 1`,
+      [webhook],
+    );
+    // The webhook's delivery as it stood just before its 2xx was recorded: claimed, not yet answered.
+    await sql(em, `delete from delivery_attempts where delivery_id = ?`, [webhook]);
+    await sql(em, `update deliveries set status = 'pending', completed_at = null where id = ?`, [webhook]);
+    // The 2xx is recorded (one statement, one commit) between the listing's read of the deliveries and
+    // its read of their attempts.
+    const find = EntityManager.prototype.find;
+    let recorded = false;
+    EntityManager.prototype.find = async function (this: EntityManager, entityName: any, ...rest: any[]) {
+      const found = await (find as any).call(this, entityName, ...rest);
+      if (!recorded && entityName === Delivery) {
+        recorded = true;
+        await api.runtime.orm.em
+          .fork()
+          .getRepository<Delivery, DeliveryRepository>(Delivery)
+          .recordSuccess(
+            webhook,
+            [webhook, 1, attempt!.started_at, attempt!.duration_ms, 200, null, 'ok', true],
+            200,
+            null,
+          );
+      }
+      return found;
+    } as typeof find;
+    let listed;
+    try {
+      listed = await api.request('GET', `/analyses/${analysisId}/deliveries`, { key: org.keys.admin });
+    } finally {
+      EntityManager.prototype.find = find;
+    }
+    assert.ok(recorded, 'the 2xx was recorded during the listing');
+    assert.equal(listed.status, 200, listed.text);
+    const seen = listed.body.data.find((d: any) => d.id === webhook);
+    // Either moment is true; a pending delivery showing a succeeded attempt is neither.
+    assert.deepEqual([seen.status, seen.attempts.map((a: any) => a.succeeded)], ['pending', []], JSON.stringify(seen));
+    const after = await api.request('GET', `/analyses/${analysisId}/deliveries`, { key: org.keys.admin });
+    const now = after.body.data.find((d: any) => d.id === webhook);
+    assert.deepEqual([now.status, now.attempts.map((a: any) => a.succeeded)], ['succeeded', [true]]);
   });
 
   it("redelivers any of the analysis' deliveries, its callback's too, under the same delivery id (admin only)", async () => {
