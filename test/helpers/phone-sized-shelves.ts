@@ -13,7 +13,7 @@ export const syntheticShelves = resolve(import.meta.dirname, '../fixtures/synthe
  * photo's pixel work grows fourfold, its OCR (labels are read at a fixed height) hardly, so pixel work
  * done on the main thread would show. By name (`shelf-01`).
  */
-export async function phoneSizedShelves(names: string[]): Promise<Map<string, Buffer>> {
+async function phoneSizedShelves(names: string[]): Promise<Map<string, Buffer>> {
   const large = new Map<string, Buffer>();
   for (const name of names)
     large.set(

@@ -44,6 +44,10 @@ export type WebhookServiceDeps = {
 /** A listing's reads in one snapshot: what it shows stood together at one moment. */
 const SNAPSHOT = { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true };
 
+/** The attempts of the deliveries `ids`, first attempt first (what a listed delivery shows). */
+const attemptsOfAll = (em: EntityManager, ids: string[]) =>
+  em.find(DeliveryAttempt, { deliveryId: { $in: ids } }, { orderBy: { attempt: 'asc' } });
+
 export class WebhookService {
   private readonly repo: WebhookRepository;
   private readonly deliveryRepo: DeliveryRepository;
@@ -161,10 +165,9 @@ export class WebhookService {
     // One snapshot for the page and its attempts, as for an analysis' deliveries (D367).
     return this.em.transactional(async (em) => {
       const result = await em.getRepository<Delivery, DeliveryRepository>(Delivery).page(organisationId, where, page);
-      const attempts = await em.find(
-        DeliveryAttempt,
-        { deliveryId: { $in: result.items.map((d) => d.id) } },
-        { orderBy: { attempt: 'asc' } },
+      const attempts = await attemptsOfAll(
+        em,
+        result.items.map((d) => d.id),
       );
       return { ...result, attempts };
     }, SNAPSHOT);
@@ -188,10 +191,9 @@ export class WebhookService {
         { orderBy: { id: 'desc' }, limit: MAX_ANALYSIS_DELIVERIES + 1 },
       );
       const items = rows.slice(0, MAX_ANALYSIS_DELIVERIES);
-      const attempts = await em.find(
-        DeliveryAttempt,
-        { deliveryId: { $in: items.map((d) => d.id) } },
-        { orderBy: { attempt: 'asc' } },
+      const attempts = await attemptsOfAll(
+        em,
+        items.map((d) => d.id),
       );
       return { items, attempts, hasMore: rows.length > items.length };
     }, SNAPSHOT);
@@ -270,6 +272,6 @@ export class WebhookService {
   }
 
   attemptsOf(deliveryId: string) {
-    return this.em.find(DeliveryAttempt, { deliveryId }, { orderBy: { attempt: 'asc' } });
+    return attemptsOfAll(this.em, [deliveryId]);
   }
 }

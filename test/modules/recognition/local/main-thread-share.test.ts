@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import { childProcesses } from '../../../helpers/child-processes.js';
 import { mainThreadCpuMs, poolOfPhoneSizedShelves, syntheticShelves } from '../../../helpers/phone-sized-shelves.js';
 
-const dir = syntheticShelves;
 const PHOTOS = ['shelf-01', 'shelf-03', 'shelf-04', 'shelf-06'];
 const THREADS = 2;
 
@@ -16,7 +15,7 @@ describe('the recognition pool reads photos off the main thread', () => {
   const shelves = poolOfPhoneSizedShelves(THREADS, PHOTOS);
 
   it('reads photos off the main thread: it spends under 3 % of the CPU time they take', async (t) => {
-    const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8'));
+    const catalogue = JSON.parse(readFileSync(`${syntheticShelves}/catalogue.json`, 'utf8'));
     const read = (p: string) =>
       shelves
         .pool()
