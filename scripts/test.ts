@@ -7,12 +7,13 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { dropDatabase, freshDatabase, templateOf } from '../test/helpers/fresh-database.js';
 import { bundleName } from '../test/helpers/node-entry.js';
 import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
+import { bundleTestProcesses } from './lib/test-process-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
 import { lostVerdicts, readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
@@ -112,12 +113,14 @@ try {
   const entries: string[] = [];
   const aloneEntries: string[] = [];
   const usagePath = join(entryDir, 'usage.jsonl');
+  const sources: Record<string, string> = {};
   for (const [i, { label, files: group, alone }] of processes.entries()) {
-    const entry = join(entryDir, `${String(i + 1).padStart(2, '0')}-${label}.test.mjs`);
-    await writeEntry(entry, usagePath, label, group);
-    (alone ? aloneEntries : entries).push(entry);
+    const name = `${String(i + 1).padStart(2, '0')}-${label}.test`;
+    sources[name] = await writeEntry(entryDir, name, usagePath, label, group);
+    (alone ? aloneEntries : entries).push(join(entryDir, `${name}.mjs`));
     if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
   }
+  await bundleTestProcesses(sources, entryDir, root);
   const services = { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix };
   // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
   exitCode = 0;
@@ -142,10 +145,14 @@ try {
     say(`LOST VERDICTS: ${label} ran ${ran} tests, ${reported} verdicts reached the runner (nodejs/node#64833)`);
     const proc = processes.find((p) => p.label === label)!;
     const again = join(entryDir, `again-${label}`);
-    const entry = `${again}.test.mjs`;
     const rerun = { durations: `${again}.durations.jsonl`, usage: `${again}.usage.jsonl`, offsetMs: 0 };
-    await writeEntry(entry, rerun.usage, label, proc.files);
-    const code = await runTests([entry], '1', services, rerun.durations);
+    const name = `again-${label}.test`;
+    await bundleTestProcesses(
+      { [name]: await writeEntry(entryDir, name, rerun.usage, label, proc.files) },
+      entryDir,
+      root,
+    );
+    const code = await runTests([join(entryDir, `${name}.mjs`)], '1', services, rerun.durations);
     const lostAgain = lostVerdicts([rerun], [proc], root);
     if (code === 0 && lostAgain.length === 0) say(`${label} run again by itself: green, every verdict arrived`);
     else {
@@ -164,19 +171,29 @@ try {
 process.exit(exitCode);
 
 /**
- * A test process's entry module: it records the tests it runs under `label` in `usagePath`, then
- * imports its test files (one module per process, so node:test runs the files in one process).
+ * A test process's entry module, `<dir>/sources/<name>.mjs`, bundled with what it imports into
+ * `<dir>/<name>.mjs` (test-process-bundles.ts): it records the tests it runs under `label` in
+ * `usagePath`, then imports its test files (one module per process, so node:test runs the files in
+ * one process). Returns the source's path.
  */
-async function writeEntry(entry: string, usagePath: string, label: string, files: readonly string[]): Promise<void> {
-  const usage = pathToFileURL(join(root, 'scripts', 'lib', 'test-process-usage.mjs')).href;
+async function writeEntry(
+  dir: string,
+  name: string,
+  usagePath: string,
+  label: string,
+  files: readonly string[],
+): Promise<string> {
+  const source = join(dir, 'sources', `${name}.mjs`);
+  await mkdir(dirname(source), { recursive: true });
   await writeFile(
-    entry,
+    source,
     [
-      `import { recordUsage } from '${usage}';\n`,
+      `import { recordUsage } from ${JSON.stringify(join(root, 'scripts', 'lib', 'test-process-usage.mjs'))};\n`,
       `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
-      ...files.map((f) => `import '${pathToFileURL(f).href}';\n`),
+      ...files.map((f) => `import ${JSON.stringify(f)};\n`),
     ].join(''),
   );
+  return source;
 }
 
 /** One `node --test` run over `entries`, `concurrency` processes at a time; its exit code. */
@@ -195,8 +212,9 @@ async function runTests(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      // The test processes run their bundles (writeEntry), without tsx; stacks and node:test's
+      // file of each test still name the .ts sources.
+      '--enable-source-maps',
       // A failed assert.ok without a message takes seconds to minutes of CPU under tsx (see there).
       '--import',
       pathToFileURL(join(root, 'scripts', 'lib', 'assert-messages.mjs')).href,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { register } from 'tsx/esm/api';
 import { initORM, type Orm } from '../../src/db/orm.js';
 import { sql } from '../../src/db/sql.js';
 import { uniqueName } from '../helpers/fresh-database.js';
@@ -26,6 +27,9 @@ describe('the plan-period upgrade of existing organisations', () => {
   };
 
   before(async () => {
+    // The migrator imports the migration files, TypeScript, by their paths; `npm test` runs this file
+    // bundled, without tsx's loader (scripts/lib/test-process-bundles.ts), so it gets it here.
+    register();
     await admin(`drop database if exists ${name} with (force)`);
     await admin(`create database ${name}`);
     orm = await initORM(url);

@@ -101,12 +101,23 @@ export type Rejected = { rejected: string; code?: RecognitionRejectedError['code
 /** What every thread is started with. */
 export type ThreadData = { model: OcrModel; engine: OcrEngine };
 
-// The thread's module next to this one: .ts when running from the sources under tsx (whose loader the
-// threads inherit through execArgv), .js in the compiled dist/.
+// The thread's module next to this one: .ts when running from the sources, .js in the compiled dist/.
 const threadFile = new URL(
   import.meta.url.endsWith('.ts') ? './recognition-thread.ts' : './recognition-thread.js',
   import.meta.url,
 ).href;
+
+/**
+ * A thread inherits its process's Node options, tsx's loader among them when the process runs the
+ * sources under tsx. A process whose own code was bundled without tsx (`npm test`'s test processes,
+ * scripts/lib/test-process-bundles.ts) still runs the thread from its .ts source: that thread gets
+ * the loader itself.
+ */
+function threadExecArgv(filename: string): string[] | undefined {
+  // `--import tsx`, or tsx's launcher (`tsx file.ts`), which passes its loader by path.
+  const underTsx = process.execArgv.join(' ').includes('tsx');
+  return filename.endsWith('.ts') && !underTsx ? [...process.execArgv, '--import', 'tsx'] : undefined;
+}
 
 /** How far below normal priority recognition threads run (0 to 19; where the OS allows it). */
 const NICE = 10;
@@ -160,8 +171,10 @@ export class RecognitionPool {
     this.deadlineMs = opts.deadlineMs ?? 30_000;
     this.lostAfterMs = opts.lostAfterMs ?? ThreadClock.backstopMs(this.deadlineMs);
     this.logger = opts.logger;
+    const filename = opts.threadModule ?? threadFile;
     this.piscina = new Piscina({
-      filename: opts.threadModule ?? threadFile,
+      filename,
+      execArgv: threadExecArgv(filename),
       workerData: { model: opts.model ?? 'fast', engine: opts.engine ?? 'auto' } satisfies ThreadData,
       minThreads: size,
       maxThreads: size,
