@@ -1,6 +1,7 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { bundleName } from '../../test/helpers/node-entry.js';
+import { ownImportMeta } from './test-process-bundles.js';
 
 /**
  * The programs tests start as child processes (the admin CLI, the API, the migrations), each bundled
@@ -43,9 +44,8 @@ const KEEP_EXTERNAL = [
 ];
 
 /**
- * The test worker (test/helpers/worker-process.ts) too: the durability tests start a dozen. A bundled
- * worker cannot run the local recognizer, whose threads load their module from beside the source
- * (recognition-pool.ts): spawnWorker starts the sources for that one.
+ * The test worker (test/helpers/worker-process.ts) too: the durability tests start a dozen. Its local
+ * recognizer's threads run their module from the sources, with tsx's loader (recognition-pool.ts).
  */
 export const BUNDLED_ENTRIES = [
   'src/cli/main.ts',
@@ -56,12 +56,10 @@ export const BUNDLED_ENTRIES = [
 
 /**
  * Writes the bundles as `<prefix><name>` and returns the prefix (ENTRY_BUNDLE_PREFIX for the test
- * processes). They sit two levels below the repository's root (`.data/test`), as `src/db` does:
- * modules find files next to them by their own URL (orm-config.ts: `../../migrations`), and in a
- * bundle that URL is the bundle's.
+ * processes). Each of our modules keeps its own URL in them (ownImportMeta), so the migrations, the
+ * recognizer's threads and fixtures are found beside the sources wherever the bundle is.
  */
 export async function writeEntryBundles(root: string, dir: string, tag: string): Promise<string> {
-  if (relative(root, dir).split(/[\\/]/).length !== 2) throw new Error(`${dir}: not two levels below ${root}`);
   const prefix = join(dir, `entry-${tag}-`);
   await Promise.all(
     BUNDLED_ENTRIES.map((entry) =>
@@ -76,6 +74,7 @@ export async function writeEntryBundles(root: string, dir: string, tag: string):
         // threads, migrations, transports) and optional drivers: resolving and parsing hundreds of
         // package modules was most of a start's CPU (the CLI's `--help` 1.3 → 1.0 s, D269).
         external: KEEP_EXTERNAL,
+        plugins: [ownImportMeta],
         // Bundled CommonJS packages require Node's built-ins.
         banner: {
           js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

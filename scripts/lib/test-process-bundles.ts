@@ -16,7 +16,7 @@ import { build, type Loader, type Plugin } from 'esbuild';
  * recognizer's thread): each keeps its own `import.meta.url`, `dirname` and `filename` in the bundle,
  * not the bundle's.
  */
-const ownImportMeta: Plugin = {
+export const ownImportMeta: Plugin = {
   name: 'own-import-meta',
   setup(b) {
     b.onLoad({ filter: /\.(m?[jt]s|tsx)$/ }, async ({ path }) => {

@@ -16,16 +16,13 @@ export function spawnWorker(
   prefix: string,
   opts: { relay?: boolean; env?: Record<string, string> } = {},
 ): { child: ChildProcess; printed(text: string): Promise<void> } {
-  const env: Record<string, string> = { RECOGNIZER: 'slow-scripted', ...opts.env };
+  const databaseUrl = opts.env?.DATABASE_URL;
   // The run's database is shared by the test processes running at once: a relay there starts other
   // files' stranded rows on this worker's queues (it did: cli/analyses-retry's, once).
-  if (opts.relay && (!env.DATABASE_URL || env.DATABASE_URL === process.env.DATABASE_URL))
+  if (opts.relay && (!databaseUrl || databaseUrl === process.env.DATABASE_URL))
     throw new Error('spawnWorker: a relay sweeps its whole database; give it one of its own (env.DATABASE_URL)');
-  // From npm test's bundle (node-entry.ts), bar the local recognizer: its threads load their module
-  // from beside the source file, which a bundle is not.
-  const entry = 'test/helpers/worker-process.ts';
-  const args = env.RECOGNIZER === 'local' ? ['--import', 'tsx', entry] : nodeEntry(entry);
-  const child = spawn(process.execPath, args, {
+  // From npm test's bundle (node-entry.ts).
+  const child = spawn(process.execPath, nodeEntry('test/helpers/worker-process.ts'), {
     cwd: root,
     env: {
       ...process.env,

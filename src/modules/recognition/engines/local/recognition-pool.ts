@@ -116,7 +116,9 @@ const threadFile = new URL(
 function threadExecArgv(filename: string): string[] | undefined {
   // `--import tsx`, or tsx's launcher (`tsx file.ts`), which passes its loader by path.
   const underTsx = process.execArgv.join(' ').includes('tsx');
-  return filename.endsWith('.ts') && !underTsx ? [...process.execArgv, '--import', 'tsx'] : undefined;
+  // Only the loader: Node 24 refuses some of a test process's own options in a thread's execArgv
+  // (ERR_WORKER_INVALID_EXEC_ARGV), and tsx turns source maps on in the thread itself.
+  return filename.endsWith('.ts') && !underTsx ? ['--import', 'tsx'] : undefined;
 }
 
 /** How far below normal priority recognition threads run (0 to 19; where the OS allows it). */
