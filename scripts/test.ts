@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/embedded-postgres.js';
 import { dropDatabase, freshDatabase, templateOf } from '../test/helpers/fresh-database.js';
@@ -41,8 +41,8 @@ runSecretsKey();
 
 let exitCode: number;
 try {
-  // The four parts a run needs before its first test, at once: each is mostly waiting on another
-  // process (PostgreSQL, the Temporal server, esbuild's) or one thread of this one (the workflow
+  // The parts a run needs before its first test, at once: each is mostly waiting on another
+  // process (PostgreSQL, the Temporal server, esbuild's, twice) or one thread of this one (the workflow
   // bundle), and one after another they held both cores half idle for some 10-20 s before any test.
   // Settled, not raced: whatever started is cleaned up even if another part failed.
   const database = (async () => {
@@ -77,6 +77,33 @@ try {
     return server.address;
   })();
 
+  const files = testFiles(join(root, 'test'), process.argv.slice(2));
+  // Longest first, by the files' times in the last run on this checkout; a clean clone (CI, issue 38's
+  // measure) by the times of a run kept in the repository (scripts/lib/test-file-times.json): without
+  // any, the processes of files with one of their own went first and a whole group of twelve files
+  // started last, running by itself at the end while a core stood idle.
+  const fileTimes = join(root, '.data', 'test', 'file-times.json');
+  const ownTimes = readFileTimes(fileTimes);
+  const times =
+    Object.keys(ownTimes).length > 0 ? ownTimes : readFileTimes(join(root, 'scripts', 'lib', 'test-file-times.json'));
+  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE, times, root);
+  for (const { label, files: group } of processes)
+    if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
+  // One bundle per test process, named so that node:test (which sorts its files) starts them in the
+  // planned order: built with the other parts, not after them.
+  const entryDir = join(root, '.data', 'test', `processes-${process.pid}`);
+  cleanups.push(() => rm(entryDir, { recursive: true, force: true }));
+  const usagePath = join(entryDir, 'usage.jsonl');
+  const processBundles = writeProcessBundles(
+    entryDir,
+    processes.map(({ label, files: group }, i) => ({
+      name: `${String(i + 1).padStart(2, '0')}-${label}.test`,
+      usagePath,
+      label,
+      files: group,
+    })),
+  );
+
   // The workflow code bundled once for the whole run: every test process and worker process loads it.
   const bundlePath = join(root, '.data', 'test', `workflow-bundle-${process.pid}.js`);
   cleanups.push(() => rm(bundlePath, { force: true }));
@@ -88,39 +115,16 @@ try {
     if (prefix) for (const entry of BUNDLED_ENTRIES) await rm(`${prefix}${bundleName(entry)}`, { force: true });
   });
 
-  const parts = await Promise.allSettled([database, temporal, workflowBundle, entryBundles] as const);
+  const parts = await Promise.allSettled([database, temporal, workflowBundle, entryBundles, processBundles] as const);
   const failed = parts.find((p) => p.status === 'rejected');
   if (failed) throw failed.reason;
   const { databaseUrl, templateUrl } = await database;
   const temporalAddress = await temporal;
   const entryBundlePrefix = await entryBundles;
+  const bundles = await processBundles;
+  const entries = bundles.filter((_, i) => !processes[i]!.alone);
+  const aloneEntries = bundles.filter((_, i) => processes[i]!.alone);
 
-  const files = testFiles(join(root, 'test'), process.argv.slice(2));
-  // One entry module per test process, named so that node:test (which sorts its files) starts them
-  // in the planned order.
-  const entryDir = join(root, '.data', 'test', `processes-${process.pid}`);
-  cleanups.push(() => rm(entryDir, { recursive: true, force: true }));
-  await mkdir(entryDir, { recursive: true });
-  // Longest first, by the files' times in the last run on this checkout; a clean clone (CI, issue 38's
-  // measure) by the times of a run kept in the repository (scripts/lib/test-file-times.json): without
-  // any, the processes of files with one of their own went first and a whole group of twelve files
-  // started last, running by itself at the end while a core stood idle.
-  const fileTimes = join(root, '.data', 'test', 'file-times.json');
-  const ownTimes = readFileTimes(fileTimes);
-  const times =
-    Object.keys(ownTimes).length > 0 ? ownTimes : readFileTimes(join(root, 'scripts', 'lib', 'test-file-times.json'));
-  const processes = planProcesses(files, toolSettings().TEST_GROUP_SIZE, times, root);
-  const entries: string[] = [];
-  const aloneEntries: string[] = [];
-  const usagePath = join(entryDir, 'usage.jsonl');
-  const sources: Record<string, string> = {};
-  for (const [i, { label, files: group, alone }] of processes.entries()) {
-    const name = `${String(i + 1).padStart(2, '0')}-${label}.test`;
-    sources[name] = await writeEntry(entryDir, name, usagePath, label, group);
-    (alone ? aloneEntries : entries).push(join(entryDir, `${name}.mjs`));
-    if (group.length > 1) say(`${label}: ${group.map((f) => relative(join(root, 'test'), f)).join(', ')}`);
-  }
-  await bundleTestProcesses(sources, entryDir, root);
   const services = { databaseUrl, templateUrl, temporalAddress, bundlePath, entryBundlePrefix };
   // The processes in turns of TEST_CONCURRENCY, then the ones that measure CPU time, one at a time.
   exitCode = 0;
@@ -146,13 +150,10 @@ try {
     const proc = processes.find((p) => p.label === label)!;
     const again = join(entryDir, `again-${label}`);
     const rerun = { durations: `${again}.durations.jsonl`, usage: `${again}.usage.jsonl`, offsetMs: 0 };
-    const name = `again-${label}.test`;
-    await bundleTestProcesses(
-      { [name]: await writeEntry(entryDir, name, rerun.usage, label, proc.files) },
-      entryDir,
-      root,
-    );
-    const code = await runTests([join(entryDir, `${name}.mjs`)], '1', services, rerun.durations);
+    const entry = await writeProcessBundles(entryDir, [
+      { name: `again-${label}.test`, usagePath: rerun.usage, label, files: proc.files },
+    ]);
+    const code = await runTests(entry, '1', services, rerun.durations);
     const lostAgain = lostVerdicts([rerun], [proc], root);
     if (code === 0 && lostAgain.length === 0) say(`${label} run again by itself: green, every verdict arrived`);
     else {
@@ -171,29 +172,30 @@ try {
 process.exit(exitCode);
 
 /**
- * A test process's entry module, `<dir>/sources/<name>.mjs`, bundled with what it imports into
- * `<dir>/<name>.mjs` (test-process-bundles.ts): it records the tests it runs under `label` in
- * `usagePath`, then imports its test files (one module per process, so node:test runs the files in
- * one process). Returns the source's path.
+ * The test processes' bundles, `<dir>/<name>.mjs`, in the order given, and their paths. Each is its
+ * entry module (`<dir>/sources/<name>.mjs`) bundled with what it imports (test-process-bundles.ts):
+ * it records the tests it runs under `label` in `usagePath`, then imports its test files (one module
+ * per process, so node:test runs the files in one process).
  */
-async function writeEntry(
+async function writeProcessBundles(
   dir: string,
-  name: string,
-  usagePath: string,
-  label: string,
-  files: readonly string[],
-): Promise<string> {
-  const source = join(dir, 'sources', `${name}.mjs`);
-  await mkdir(dirname(source), { recursive: true });
-  await writeFile(
-    source,
-    [
-      `import { recordUsage } from ${JSON.stringify(join(root, 'scripts', 'lib', 'test-process-usage.mjs'))};\n`,
-      `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
-      ...files.map((f) => `import ${JSON.stringify(f)};\n`),
-    ].join(''),
-  );
-  return source;
+  processes: readonly { name: string; usagePath: string; label: string; files: readonly string[] }[],
+): Promise<string[]> {
+  await mkdir(join(dir, 'sources'), { recursive: true });
+  const sources: Record<string, string> = {};
+  for (const { name, usagePath, label, files } of processes) {
+    sources[name] = join(dir, 'sources', `${name}.mjs`);
+    await writeFile(
+      sources[name],
+      [
+        `import { recordUsage } from ${JSON.stringify(join(root, 'scripts', 'lib', 'test-process-usage.mjs'))};\n`,
+        `recordUsage(${JSON.stringify(usagePath)}, ${JSON.stringify(label)});\n`,
+        ...files.map((f) => `import ${JSON.stringify(f)};\n`),
+      ].join(''),
+    );
+  }
+  await bundleTestProcesses(sources, dir, root);
+  return processes.map(({ name }) => join(dir, `${name}.mjs`));
 }
 
 /** One `node --test` run over `entries`, `concurrency` processes at a time; its exit code. */
@@ -212,7 +214,7 @@ async function runTests(
   const child = spawn(
     process.execPath,
     [
-      // The test processes run their bundles (writeEntry), without tsx; stacks and node:test's
+      // The test processes run their bundles (writeProcessBundles), without tsx; stacks and node:test's
       // file of each test still name the .ts sources.
       '--enable-source-maps',
       // A failed assert.ok without a message takes seconds to minutes of CPU under tsx (see there).
