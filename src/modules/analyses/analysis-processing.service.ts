@@ -108,8 +108,8 @@ export class AnalysisProcessingService {
   private writingBytes = 0;
   /** Writes beside recognition waiting for a pass to begin (D339): what lets each go on, by analysis. */
   private readonly passBegun = new Map<string, () => void>();
-  /** Photos fetched again for passes that found no stored copy (photoOf), by analysis. */
-  private readonly refetching = new Map<string, Promise<KeptPhoto>>();
+  /** Passes' looks for a photo they were not given (photoOf): its stored copy, or a fetch again; by analysis. */
+  private readonly finding = new Map<string, Promise<KeptPhoto>>();
 
   private readonly em: EntityManager;
   private readonly credits: CreditService;
@@ -377,19 +377,25 @@ export class AnalysisProcessingService {
    * The photo for a pass that has no kept copy: as the fetch stored it (once any write of it going on
    * here is done), or, where no copy was stored (the fetching worker was killed before its write beside
    * recognition committed, D335), fetched again from its URL with `refetch`, once for this process's
-   * passes, and stored as the fetch stores it.
+   * passes, and stored as the fetch stores it. One look at a time per analysis, read and fetch
+   * together: a pass whose read came back empty just after another's fetch again had finished would
+   * otherwise fetch the photo a second time (D369).
    */
-  private async photoOf(analysisId: string, refetch?: ImageFetchOptions): Promise<KeptPhoto> {
+  private photoOf(analysisId: string, refetch?: ImageFetchOptions): Promise<KeptPhoto> {
+    let finding = this.finding.get(analysisId);
+    if (!finding) {
+      finding = this.storedOrFetchedAgain(analysisId, refetch).finally(() => this.finding.delete(analysisId));
+      this.finding.set(analysisId, finding);
+    }
+    return finding;
+  }
+
+  private async storedOrFetchedAgain(analysisId: string, refetch?: ImageFetchOptions): Promise<KeptPhoto> {
     await this.written(analysisId);
     const stored = await this.storedPhoto(analysisId, { afterWrite: true });
     if (stored) return stored;
     if (!refetch) throw new Error(`no stored image for ${analysisId}`);
-    let fetching = this.refetching.get(analysisId);
-    if (!fetching) {
-      fetching = this.fetchAgain(analysisId, refetch).finally(() => this.refetching.delete(analysisId));
-      this.refetching.set(analysisId, fetching);
-    }
-    return fetching;
+    return this.fetchAgain(analysisId, refetch);
   }
 
   private async fetchAgain(analysisId: string, refetch: ImageFetchOptions): Promise<KeptPhoto> {
@@ -397,7 +403,7 @@ export class AnalysisProcessingService {
     const prepared = await this.prepareImage(analysisId, { ...refetch, previewLater: true });
     if ('alreadyFinal' in prepared) throw new Error(`analysis ${analysisId} is no longer processing`);
     // Kept as the fetch keeps it, else (let go at once: past the kept bytes) stored as it stores it.
-    return this.kept.get(analysisId) ?? this.photoOf(analysisId);
+    return this.kept.get(analysisId) ?? this.storedOrFetchedAgain(analysisId);
   }
 
   /**
