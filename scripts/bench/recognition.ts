@@ -32,7 +32,21 @@ const model = parseOcrModel(process.env.OCR_MODEL ?? 'fast', 'OCR_MODEL');
 const engine = resolveOcrEngine(parseOcrEngine(process.env.OCR_ENGINE ?? 'auto', 'OCR_ENGINE'), model);
 process.env.OCR_ENGINE = engine;
 
-type Figures = { threads: number; photos: number; seconds: number; secondsPerPhoto: number; peakRssMb: number };
+type Figures = {
+  threads: number;
+  photos: number;
+  seconds: number;
+  secondsPerPhoto: number;
+  /** CPU of the timed photos, this process's threads and its OCR helpers together, a photo. */
+  cpuMsPerPhoto: number;
+  peakRssMb: number;
+};
+
+/** CPU ms so far of this process (every thread) and its child processes (the OCR helpers). */
+const cpuMsSoFar = () => {
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1000 + childProcesses().cpuSeconds * 1000;
+};
 
 /** One measurement, in this process: `threads` threads kept busy with `photos` photos. */
 async function measure(threads: number, count: number): Promise<Figures> {
@@ -41,6 +55,7 @@ async function measure(threads: number, count: number): Promise<Figures> {
   await Promise.all(Array.from({ length: threads }, (_, i) => pool.run(photos[i % photos.length]!)));
   let next = 0;
   const latencies: number[] = [];
+  const cpuBefore = cpuMsSoFar();
   const started = performance.now();
   // Two photos per thread in flight: a thread never waits for the next photo to be posted.
   await Promise.all(
@@ -53,6 +68,7 @@ async function measure(threads: number, count: number): Promise<Figures> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuMs = cpuMsSoFar() - cpuBefore;
   const helpers = childProcesses().peakRssMb;
   await pool.close();
   return {
@@ -61,6 +77,7 @@ async function measure(threads: number, count: number): Promise<Figures> {
     seconds,
     // Per photo of thread time: wall time × threads ÷ photos (a photo waiting in the queue is not counted).
     secondsPerPhoto: (seconds * threads) / count,
+    cpuMsPerPhoto: Math.round(cpuMs / count),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) + helpers,
   };
 }
