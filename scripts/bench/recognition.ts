@@ -42,10 +42,10 @@ type Figures = {
   peakRssMb: number;
 };
 
-/** CPU ms so far of this process (every thread) and its child processes (the OCR helpers). */
-const cpuMsSoFar = () => {
+/** CPU ms so far of this process (every thread) and its child processes (the OCR helpers, as read). */
+const cpuMsSoFar = (helpers = childProcesses()) => {
   const own = process.cpuUsage();
-  return (own.user + own.system) / 1000 + childProcesses().cpuSeconds * 1000;
+  return (own.user + own.system) / 1000 + helpers.cpuSeconds * 1000;
 };
 
 /** One measurement, in this process: `threads` threads kept busy with `photos` photos. */
@@ -68,8 +68,10 @@ async function measure(threads: number, count: number): Promise<Figures> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuMs = cpuMsSoFar() - cpuBefore;
-  const helpers = childProcesses().peakRssMb;
+  // The helpers read once, for their CPU and their peak memory.
+  const helpersAfter = childProcesses();
+  const cpuMs = cpuMsSoFar(helpersAfter) - cpuBefore;
+  const helpers = helpersAfter.peakRssMb;
   await pool.close();
   return {
     threads,
