@@ -83,6 +83,15 @@ const FIRST_DELIVERY_HERE = 'first-delivery-in-analysis';
  */
 const PREVIEW_AFTER_DELIVERIES = 'preview-after-deliveries';
 
+/**
+ * Every change above, taken behind this one marker (D372): the SDK records each `patched()` id a
+ * run takes as a marker event and an upsert of `TemporalChangeVersion` (a history event and a
+ * visibility write on the server), so the five ids cost ten of an analysis' 26 events, on the path
+ * a client waits on (18 with one). Histories made before it ask for the five, where and as they
+ * did. A change to come gets its own id, asked after this one.
+ */
+const STEPS_2026_11 = 'analysis-steps-2026-11';
+
 /** Failing the analysis (status, refund, event): the step after which there is no other, so it gets a day. */
 const settling = proxyActivities<AnalysisActivities>(SETTLING);
 
@@ -152,12 +161,15 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     }
   };
   if (task) await tell(() => task.signal(analysisSubmittedSignal, { analysisId }));
-  const previewLater = patched(PREVIEW_AFTER_RESULT);
+  // Asked where the first of the five was, so a history made before replays its own markers.
+  const current = patched(STEPS_2026_11);
+  const taken = (patch: string) => current || patched(patch);
+  const previewLater = taken(PREVIEW_AFTER_RESULT);
   const keep = previewLater ? { keepImage: true } : {};
 
   let outcome;
   try {
-    const prepared = await (patched(LOCAL_FETCH) ? fetchingLocal : fetching).fetchImage({
+    const prepared = await (taken(LOCAL_FETCH) ? fetchingLocal : fetching).fetchImage({
       analysisId,
       ...(previewLater ? { previewLater } : {}),
     });
@@ -187,7 +199,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       // not RECOGNITION_FAILED. (No history before this code had a pass fail with an image code.)
       if (imageFailure && failedPasses.length === prepared.totalRuns) throw imageFailure;
       progress.stage = 'finalizing';
-      outcome = await (patched(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({
+      outcome = await (taken(LOCAL_TAIL) ? bookkeepingLocal : bookkeeping).finalizeAnalysis({
         analysisId,
         failedPasses,
         ...keep,
@@ -211,7 +223,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
   let delivering: Promise<void> | undefined;
   let deliveriesStranded = false;
   let statusSet = false;
-  if (outcome.eventIds.length > 0 && patched(FIRST_DELIVERY_HERE)) {
+  if (outcome.eventIds.length > 0 && taken(FIRST_DELIVERY_HERE)) {
     const eventIds = outcome.eventIds;
     // Not awaited here: the task's signal and the preview go on while a receiver answers.
     delivering = dispatchingLocal.deliverEvents({ eventIds }).then(
@@ -228,7 +240,7 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
     );
   } else if (outcome.eventIds.length > 0) {
     try {
-      await (patched(LOCAL_TAIL) ? dispatchingLocal : dispatching).dispatchEvents({ eventIds: outcome.eventIds });
+      await (taken(LOCAL_TAIL) ? dispatchingLocal : dispatching).dispatchEvents({ eventIds: outcome.eventIds });
     } catch (err) {
       // The events are committed with dispatched_at null: the worker's relay dispatches them.
       log.warn('event dispatch left to the relay', { analysisId, error: String(err) });
@@ -241,14 +253,14 @@ export async function analysisWorkflow(input: AnalysisWorkflowInput): Promise<An
       // The task's workflow has ended: the task is already final (or deleted). decisions.md: the task
       // still records the analysis and its score, without a change of status; done here directly.
       log.info('task workflow not reachable', { taskId: input.taskId, error: String(err) });
-      if (outcome.status === 'completed' && patched('record-analysis-on-final-task')) {
+      if (outcome.status === 'completed' && taken('record-analysis-on-final-task')) {
         await taskBookkeeping.completeTaskFromAnalysis({ taskId: input.taskId!, analysisId }).catch((e: unknown) => {
           log.warn('analysis not recorded on the final task', { taskId: input.taskId, error: String(e) });
         });
       }
     }
   }
-  if (previewLater && delivering && patched(PREVIEW_AFTER_DELIVERIES)) {
+  if (previewLater && delivering && taken(PREVIEW_AFTER_DELIVERIES)) {
     // The status is searchable before the workflow waits for a receiver (as beside them, D273).
     upsertSearchAttributes([{ key: SA.status, value: outcome.status }]);
     statusSet = true;

@@ -35,4 +35,22 @@ describe('preparedSql: the hot statements as named prepared statements', () => {
       assert.deepEqual(rows, [{ id: 7 }]);
     });
   });
+
+  it('inside a transaction, is prepared on its connection too: bytes go as a binary parameter, not as hex in the text', async () => {
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 31) % 256));
+    await orm.em.fork().transactional(async (em) => {
+      await sql(em, `create temporary table prepared_bytes (b bytea) on commit drop`);
+      await preparedSql(em, `insert into prepared_bytes (b) values (?) -- in a transaction`, [bytes]);
+      // The transaction's own session holds the statement under its name, with its placeholder.
+      const held = await sql<{ name: string; statement: string }>(
+        em,
+        `select name, statement from pg_prepared_statements where statement like '%-- in a transaction'`,
+      );
+      assert.equal(held.length, 1, 'prepared on the transaction’s connection');
+      assert.match(held[0]!.name, /^hot_\d+$/);
+      assert.match(held[0]!.statement, /values \(\$1\)/);
+      const [row] = await sql<{ b: Buffer }>(em, `select b from prepared_bytes`);
+      assert.deepEqual(row!.b, bytes);
+    });
+  });
 });

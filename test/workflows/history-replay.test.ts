@@ -120,6 +120,24 @@ describe('analysis workflow histories replay on this code', () => {
     assert.deepEqual(activities(recording), ['recognizeImage']);
     await replay(recording);
   });
+  it('replays analysis-steps-2026-11 (since analysis-steps-2026-11: the five changes behind one marker, D372)', async () => {
+    const recording = load('analysis-steps-2026-11');
+    // One marker, and one TemporalChangeVersion upsert beside the status: 18 events, 26 before.
+    assert.deepEqual(patches(recording), ['analysis-steps-2026-11']);
+    assert.equal(count(recording, 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'), 2);
+    assert.equal(recording.history.events.length, 18);
+    assert.deepEqual(localActivities(recording), ['fetchImage', 'finalizeAnalysis', 'deliverEvents', 'storePreview']);
+    assert.deepEqual(activities(recording), ['recognizeImage']);
+    await replay(recording);
+  });
+  it('replays analysis-steps-on-final-task (the same marker on a task already final: the analysis recorded on it)', async () => {
+    const recording = load('analysis-steps-on-final-task');
+    assert.deepEqual(patches(recording), ['analysis-steps-2026-11']);
+    assert.deepEqual(localActivities(recording), ['fetchImage', 'finalizeAnalysis', 'deliverEvents', 'storePreview']);
+    assert.deepEqual(activities(recording), ['recognizeImage', 'completeTaskFromAnalysis']);
+    assert.equal(count(recording, 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED'), 2);
+    await replay(recording);
+  });
 });
 
 describe('batch workflow histories replay on this code', () => {
