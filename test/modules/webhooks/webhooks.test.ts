@@ -279,6 +279,18 @@ describe('webhooks and callbacks', () => {
     assert.equal(delivery.status, 'succeeded');
     // How test/fixtures/histories/analysis-preview-after-deliveries.json was recorded (README there).
     await recordHistory(api.runtime.temporal.client, analysisId, process.env.RECORD_PREVIEW_AFTER_DELIVERIES_HISTORY);
+    // A new run asks for one patch id, not the five it stands for (D372): one marker, and one
+    // TemporalChangeVersion upsert beside the status.
+    const events = (await api.runtime.temporal.client.workflow.getHandle(analysisId).fetchHistory()).events ?? [];
+    const patches = events.flatMap((e) =>
+      e.markerRecordedEventAttributes?.markerName === 'core_patch'
+        ? Object.values(e.markerRecordedEventAttributes.details ?? {}).flatMap((d) =>
+            (d.payloads ?? []).map((pl) => JSON.parse(Buffer.from(pl.data!).toString('utf8')).id as string),
+          )
+        : [],
+    );
+    assert.deepEqual(patches, ['analysis-steps-2026-11']);
+    assert.equal(events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 2);
     await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
