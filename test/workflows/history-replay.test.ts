@@ -120,24 +120,23 @@ describe('analysis workflow histories replay on this code', () => {
     assert.deepEqual(activities(recording), ['recognizeImage']);
     await replay(recording);
   });
-  it('replays analysis-steps-2026-11 (since analysis-steps-2026-11: the five changes behind one marker, D372)', async () => {
-    const recording = load('analysis-steps-2026-11');
-    // One marker, and one TemporalChangeVersion upsert beside the status: 18 events, 26 before.
-    assert.deepEqual(patches(recording), ['analysis-steps-2026-11']);
-    assert.equal(count(recording, 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'), 2);
-    assert.equal(recording.history.events.length, 18);
-    assert.deepEqual(localActivities(recording), ['fetchImage', 'finalizeAnalysis', 'deliverEvents', 'storePreview']);
-    assert.deepEqual(activities(recording), ['recognizeImage']);
-    await replay(recording);
-  });
-  it('replays analysis-steps-on-final-task (the same marker on a task already final: the analysis recorded on it)', async () => {
-    const recording = load('analysis-steps-on-final-task');
-    assert.deepEqual(patches(recording), ['analysis-steps-2026-11']);
-    assert.deepEqual(localActivities(recording), ['fetchImage', 'finalizeAnalysis', 'deliverEvents', 'storePreview']);
-    assert.deepEqual(activities(recording), ['recognizeImage', 'completeTaskFromAnalysis']);
-    assert.equal(count(recording, 'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED'), 2);
-    await replay(recording);
-  });
+  // Since analysis-steps-2026-11 (D372): one marker for the five changes, and one TemporalChangeVersion
+  // upsert beside the status; 18 events where analysis-preview-after-deliveries has 26.
+  for (const [name, events, scheduled] of [
+    ['analysis-steps-2026-11', 18, ['recognizeImage']],
+    // A task already final: both signals to its workflow failed, the analysis recorded on it.
+    ['analysis-steps-on-final-task', 34, ['recognizeImage', 'completeTaskFromAnalysis']],
+  ] as const) {
+    it(`replays ${name} (the analysis changes behind one marker, D372)`, async () => {
+      const recording = load(name);
+      assert.deepEqual(patches(recording), ['analysis-steps-2026-11']);
+      assert.equal(count(recording, 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'), 2);
+      assert.equal(recording.history.events.length, events);
+      assert.deepEqual(localActivities(recording), ['fetchImage', 'finalizeAnalysis', 'deliverEvents', 'storePreview']);
+      assert.deepEqual(activities(recording), scheduled);
+      await replay(recording);
+    });
+  }
 });
 
 describe('batch workflow histories replay on this code', () => {
