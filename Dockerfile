@@ -1,5 +1,5 @@
 # One image, three roles: the command picks the API (default), the worker
-# (`node dist/workers/main.js`) or the migrations (`node dist/scripts/migrate.js`); see
+# (`node --max-semi-space-size=32 dist/workers/main.js`) or the migrations (`node dist/scripts/migrate.js`); see
 # docker-compose.yml. Built in two stages: TypeScript is compiled (and the workflow code bundled)
 # in the first, the second holds the compiled code and production dependencies only.
 

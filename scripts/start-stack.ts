@@ -17,6 +17,7 @@ import { createServices } from '../src/services.js';
 import { buildConsole } from './build-console.js';
 import { startDevServer, waitForPort, type DevServer } from './temporal.js';
 import { toolSettings } from './lib/tool-settings.js';
+import { nodeFlagsFor } from '../workers/node-flags.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, '.data'));
@@ -125,7 +126,10 @@ try {
     // Node itself with tsx's loader (as this process runs), not tsx's launcher: the launcher runs
     // Node as a child of its own, and a SIGKILL to it, which cannot be passed on, left that child
     // running on its own after the stack had stopped.
-    const child = spawn(process.execPath, [...process.execArgv, join(root, entry)], { env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [...process.execArgv, ...nodeFlagsFor(entry), join(root, entry)], {
+      env,
+      stdio: 'inherit',
+    });
     child.once('exit', (code, signal) => {
       if (!stopping) {
         say(`${name} exited (${signal ?? code}); stopping everything`);

@@ -22,6 +22,7 @@ import { createServices } from '../../src/services.js';
 import { processTable } from '../../test/helpers/child-processes.js';
 import { benchEnvironment, benchOrganisation, benchRuntime } from './setup.js';
 import { toolSettings } from '../lib/tool-settings.js';
+import { WORKER_NODE_FLAGS } from '../../workers/node-flags.js';
 
 const { values } = parseArgs({
   options: {
@@ -154,6 +155,7 @@ children.push(
     process.execPath,
     [
       ...(toolSettings().BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${toolSettings().BENCH_PROFILE}`] : []),
+      ...WORKER_NODE_FLAGS,
       '--import',
       'tsx',
       'workers/main.ts',

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { nodeFlagsFor } from '../../workers/node-flags.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -9,7 +10,7 @@ const root = resolve(import.meta.dirname, '../..');
  * metrics on a free port, fetching from loopback (the benchmarks' photo hosts), with `env` on top.
  */
 export function serviceProcess(entry: string, env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
+  return spawn(process.execPath, [...nodeFlagsFor(entry), '--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: '0', ALLOW_PRIVATE_NETWORK_FETCH: 'true', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -10,6 +10,7 @@ import { procStat } from '../../src/lib/proc-stat.js';
 import pg from 'pg';
 import { createTemporalClient, temporalHealthy } from '../../src/temporal/client.js';
 import { ensureSearchAttributes } from '../../src/temporal/setup.js';
+import { nodeFlagsFor } from '../../workers/node-flags.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 
@@ -80,7 +81,7 @@ export async function ensureDatabase(serverUrl: URL, name: string): Promise<stri
 
 /** A TypeScript entry point of ours (API, worker, migration) as a Node process, run through tsx. */
 export function spawnScript(script: string, env: NodeJS.ProcessEnv, stdio: StdioOptions = 'inherit'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env, stdio });
+  return spawn(process.execPath, [...nodeFlagsFor(script), '--import', 'tsx', script], { cwd: root, env, stdio });
 }
 
 /** Resolves once `url` answers 2xx; rejects after `timeoutMs`. */

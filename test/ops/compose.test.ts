@@ -5,9 +5,11 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
 import { parseConfig } from '../../src/config.js';
+import { nodeFlagsFor, WORKER_NODE_FLAGS } from '../../workers/node-flags.js';
 
 type Service = {
   build?: unknown;
+  command?: string[];
   image?: string;
   environment?: Record<string, string | number | boolean | null>;
   ports?: (string | { host_ip?: string; published?: string | number })[];
@@ -51,6 +53,24 @@ const appServices = Object.entries(compose.services).filter(([, s]) => s.build !
 describe('docker-compose.yml', () => {
   it('runs the API, the worker and the migration from our image', () => {
     assert.deepEqual(appServices.map(([name]) => name).sort(), ['api', 'migrate', 'worker']);
+  });
+
+  it("starts the worker with its V8 flags, as package.json's start:worker scripts do (D374)", () => {
+    assert.deepEqual(compose.services.worker!.command, ['node', ...WORKER_NODE_FLAGS, 'dist/workers/main.js']);
+    const scripts = (
+      JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    assert.match(scripts['start:worker']!, new RegExp(` tsx ${WORKER_NODE_FLAGS.join(' ')} workers/main\\.ts$`));
+    assert.match(
+      scripts['start:worker:prod']!,
+      new RegExp(` node ${WORKER_NODE_FLAGS.join(' ')} dist/workers/main\\.js$`),
+    );
+    // The scripts that start it by its source take the flags from there; the API and the others none.
+    assert.deepEqual(nodeFlagsFor('workers/main.ts'), WORKER_NODE_FLAGS);
+    assert.deepEqual(nodeFlagsFor('/srv/app/dist/workers/main.js'), WORKER_NODE_FLAGS);
+    assert.deepEqual(nodeFlagsFor('src/bin/api.ts'), []);
   });
 
   it("each of them starts under production's configuration with only the required variables set", () => {

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/ports.js';
 import { alive } from '../helpers/processes.js';
 import { uniquePrefix } from '../helpers/worker.js';
+import { WORKER_NODE_FLAGS } from '../../workers/node-flags.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -101,6 +102,11 @@ describe('npm start (scripts/start.ts)', () => {
       const stackPid = all.find((p) => p.cmd.includes('start-stack.ts') && groups.has(p.pgid))!.pid;
       assert.equal(api.ppid, stackPid, `the API is the stack's child: ${JSON.stringify(stack)}`);
       assert.equal(worker.ppid, stackPid, `the worker is the stack's child: ${JSON.stringify(stack)}`);
+      // The worker runs with its V8 flags (D374), the API without.
+      for (const flag of WORKER_NODE_FLAGS) {
+        assert.ok(worker.cmd.split(' ').includes(flag), worker.cmd);
+        assert.ok(!api.cmd.split(' ').includes(flag), api.cmd);
+      }
       // Out of the terminal's reach: a Ctrl-C must come to them through the launcher, in order.
       assert.notEqual(database.pgid, launcher.pid, 'the database is not in the terminal-facing process group');
 
