@@ -12,3 +12,25 @@ export async function recordHistory(client: Client, workflowId: string, file: st
   await handle.result();
   writeFileSync(file, JSON.stringify({ workflowId, history: await handle.fetchHistory() }));
 }
+
+/** A payload's data: base64 in a saved recording (test/fixtures/histories), bytes in a fetched history. */
+type PayloadData = string | Uint8Array | null | undefined;
+type MarkerEvent = {
+  markerRecordedEventAttributes?: {
+    markerName?: string | null;
+    details?: Record<string, { payloads?: { data?: PayloadData }[] | null }> | null;
+  } | null;
+};
+
+/** The patch ids a history's `core_patch` markers hold, in order: a saved recording's or a fetched one's. */
+export function patchIds(events: MarkerEvent[]): string[] {
+  const text = (data: PayloadData) =>
+    typeof data === 'string' ? Buffer.from(data, 'base64').toString('utf8') : Buffer.from(data!).toString('utf8');
+  return events.flatMap((e) =>
+    e.markerRecordedEventAttributes?.markerName === 'core_patch'
+      ? Object.values(e.markerRecordedEventAttributes.details ?? {}).flatMap((d) =>
+          (d.payloads ?? []).map((p) => JSON.parse(text(p.data)).id as string),
+        )
+      : [],
+  );
+}

@@ -6,6 +6,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { BATCH_WINDOW, analysisWorkflowInput } from '../../src/temporal/contracts/analysis.js';
 import { workflowBundle } from '../../workers/workflow-bundle.js';
+import { patchIds } from '../helpers/record-history.js';
 
 const dir = resolve(import.meta.dirname, '../fixtures/histories');
 
@@ -31,14 +32,7 @@ const localActivities = ({ history }: Recording) =>
       : [],
   );
 /** The patch markers it holds, in order. */
-const patches = ({ history }: Recording) =>
-  history.events.flatMap((e) =>
-    e.markerRecordedEventAttributes?.markerName === 'core_patch'
-      ? Object.values(e.markerRecordedEventAttributes.details ?? {}).flatMap((d) =>
-          (d.payloads ?? []).map((p) => decode(p).id as string),
-        )
-      : [],
-  );
+const patches = ({ history }: Recording) => patchIds(history.events);
 const count = ({ history }: Recording, type: string) => history.events.filter((e) => e.eventType === type).length;
 
 /**

@@ -12,7 +12,7 @@ import { createTestOrg, type TestOrg } from '../../helpers/fixtures.js';
 import { pngOfWidth, startImageHost, type ImageHost } from '../../helpers/image-host.js';
 import { startReceiver } from '../../helpers/receiver.js';
 import { product, ScriptedRecognizer } from '../../helpers/scripted-recognizer.js';
-import { recordHistory } from '../../helpers/record-history.js';
+import { patchIds, recordHistory } from '../../helpers/record-history.js';
 import { waitFor } from '../../helpers/wait.js';
 import { startTestWorkers, uniquePrefix } from '../../helpers/worker.js';
 import { createCommands } from '../../../src/commands.js';
@@ -282,14 +282,7 @@ describe('webhooks and callbacks', () => {
     // A new run asks for one patch id, not the five it stands for (D372): one marker, and one
     // TemporalChangeVersion upsert beside the status.
     const events = (await api.runtime.temporal.client.workflow.getHandle(analysisId).fetchHistory()).events ?? [];
-    const patches = events.flatMap((e) =>
-      e.markerRecordedEventAttributes?.markerName === 'core_patch'
-        ? Object.values(e.markerRecordedEventAttributes.details ?? {}).flatMap((d) =>
-            (d.payloads ?? []).map((pl) => JSON.parse(Buffer.from(pl.data!).toString('utf8')).id as string),
-          )
-        : [],
-    );
-    assert.deepEqual(patches, ['analysis-steps-2026-11']);
+    assert.deepEqual(patchIds(events), ['analysis-steps-2026-11']);
     assert.equal(events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 2);
     await api.request('DELETE', `/webhooks/${hook.id}`, { key: org.keys.admin });
     server.closeAllConnections();
