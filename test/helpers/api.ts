@@ -23,8 +23,13 @@ export type TestResponse = { status: number; headers: Headers; body: any; text: 
 /** A real API process in this test process: real Koa, real PostgreSQL, real Temporal client. */
 export async function startTestApi(overrides: Partial<Config> = {}): Promise<TestApi> {
   // The API's own Temporal client (native when the server answers), as src/server.ts makes it.
-  const runtime = await createRuntime('api-test', overrides, (cfg, logger) =>
-    createApiTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, logger, cfg.LOG_LEVEL),
+  // A request waits up to 30 s for a database connection, not the production 800 ms: on a loaded
+  // test machine opening one took longer, and a poll in queue-position.test.ts got the 503 meant for
+  // an unreachable database. The tests of that 503 set their own bound (database-down.test.ts).
+  const runtime = await createRuntime(
+    'api-test',
+    { DATABASE_ACQUIRE_TIMEOUT_MS: 30_000, ...overrides },
+    (cfg, logger) => createApiTemporalClient(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE, logger, cfg.LOG_LEVEL),
   );
   const { app, routes } = createApp(runtime);
   const server: Server = await listen(app, 0, '127.0.0.1');

@@ -45,7 +45,11 @@ describe('PostgreSQL down: the API answers 503 with Retry-After at once, never a
 
   before(async () => {
     db = await tcpSwitch(postgres());
-    api = await startTestApi({ DATABASE_URL: throughSwitch(process.env.DATABASE_URL!, db) });
+    // The production wait for a connection (config.ts's default), not the test API's longer one.
+    api = await startTestApi({
+      DATABASE_URL: throughSwitch(process.env.DATABASE_URL!, db),
+      DATABASE_ACQUIRE_TIMEOUT_MS: 800,
+    });
     org = await createTestOrg(api.runtime, { credits: 10 });
   });
   after(async () => {
