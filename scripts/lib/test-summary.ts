@@ -39,7 +39,7 @@ const s = (ms: number) => (ms / 1000).toFixed(1).padStart(6);
  * and the sums. Writes the files' times to `keep` (merged over what was there) for the next run.
  */
 export function summarise(runs: Run[], root: string, keep: string, say: (msg: string) => void): void {
-  const processes = new Map<string, { ms: number; from: number; to: number; cpuMs?: number }>();
+  const processes = new Map<string, { ms: number; from: number; to: number; cpuMs?: number; childrenMs?: number }>();
   const files: FileTimes = {};
   for (const run of runs) {
     const started = new Map<string, number>();
@@ -55,7 +55,10 @@ export function summarise(runs: Run[], root: string, keep: string, say: (msg: st
     }
     for (const u of lines<Usage>(run.usage)) {
       const p = processes.get(u.label);
-      if (p) p.cpuMs = u.cpuMs + u.childrenMs;
+      if (p) {
+        p.cpuMs = u.cpuMs + u.childrenMs;
+        p.childrenMs = u.childrenMs;
+      }
     }
   }
   writeFileSync(keep, JSON.stringify({ ...readFileTimes(keep), ...files }, null, 2));
@@ -63,12 +66,16 @@ export function summarise(runs: Run[], root: string, keep: string, say: (msg: st
   const byTime = [...processes].sort((a, b) => b[1].ms - a[1].ms);
   say(
     `where the time went: ${processes.size} processes, wall ${s(sum(byTime.map(([, p]) => p.ms)))} s and ` +
-      `CPU ${s(sum(byTime.map(([, p]) => p.cpuMs ?? 0)))} s in all; ${Object.keys(files).length} files, ` +
+      `CPU ${s(sum(byTime.map(([, p]) => p.cpuMs ?? 0)))} s in all (child processes ${s(sum(byTime.map(([, p]) => p.childrenMs ?? 0)))} s); ${Object.keys(files).length} files, ` +
       `${s(sum(Object.values(files)))} s in all`,
   );
-  say(`  process                          wall    CPU   from     to`);
+  // CPU counts the child processes a test process started and waited for (API and worker processes,
+  // the CLI, OCR helpers); "of it, children" is their share.
+  say(`  process                          wall    CPU   of it, children   from     to`);
   for (const [label, p] of byTime)
-    say(`  ${label.padEnd(30)} ${s(p.ms)} ${p.cpuMs === undefined ? '     ?' : s(p.cpuMs)} ${s(p.from)} ${s(p.to)}`);
+    say(
+      `  ${label.padEnd(30)} ${s(p.ms)} ${p.cpuMs === undefined ? '     ?' : s(p.cpuMs)}   ${p.childrenMs === undefined ? '     ?' : s(p.childrenMs)}          ${s(p.from)} ${s(p.to)}`,
+    );
   say('  slowest files (their top-level tests and suites):');
   for (const [file, ms] of Object.entries(files)
     .sort((a, b) => b[1] - a[1])
