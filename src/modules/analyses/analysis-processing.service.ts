@@ -269,6 +269,9 @@ export class AnalysisProcessingService {
       : await blobs.ofFinished(analysisId);
     if (!stored) return;
     const preview = await previewOf(stored.bytes).catch(() => null);
+    // The photo is its own preview: moved to it where it is stored, not sent back (D375).
+    if (preview?.data === stored.bytes)
+      return blobs.moveToPreview(analysisId, stored.organisation_id, preview.info.width, preview.info.height);
     await blobs.replaceWithPreview(
       analysisId,
       preview

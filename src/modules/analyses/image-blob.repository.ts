@@ -81,6 +81,21 @@ export class ImageBlobRepository extends EntityRepository<ImageBlob> {
     return stored;
   }
 
+  /**
+   * The stored photo made its own preview (a small upright JPEG, D342) inside PostgreSQL, in one
+   * statement: its bytes are already there, so they are not sent a second time (D375).
+   */
+  async moveToPreview(analysisId: string, organisationId: string, width: number, height: number): Promise<void> {
+    await sql(
+      this.getEntityManager(),
+      `with gone as (delete from image_blobs where analysis_id = ? returning bytes)
+       insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
+       select ?, ?, 'image/jpeg', ?, ?, bytes, now() from gone
+       on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`,
+      [analysisId, analysisId, organisationId, width, height],
+    );
+  }
+
   /** The photo deleted and, if any, its preview stored, in one statement. */
   async replaceWithPreview(analysisId: string, p: PreviewRow | null): Promise<void> {
     await preparedSql(
