@@ -2,10 +2,12 @@ import { EntityRepository, type EntityManager } from '@mikro-orm/postgresql';
 import { preparedSql, sql } from '../../db/sql.js';
 import type { ImageBlob } from './image-blob.entity.js';
 
+/** The console's preview written over any earlier one: the head and tail of each statement storing it. */
+const INSERT_PREVIEW = `insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)`;
+const OVER_EARLIER_PREVIEW = `on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`;
+
 /** The console's preview upserted (analysis id, organisation, width, height, JPEG bytes): its one statement. */
-const STORE_PREVIEW = `insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
-  values (?, ?, 'image/jpeg', ?, ?, ?, now())
-  on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`;
+const STORE_PREVIEW = `${INSERT_PREVIEW} values (?, ?, 'image/jpeg', ?, ?, ?, now()) ${OVER_EARLIER_PREVIEW}`;
 
 const STORE_BLOB = `insert into image_blobs (analysis_id, content_type, width, height, bytes, created_at) values (?, ?, ?, ?, ?, now())
          on conflict (analysis_id) do update set content_type = excluded.content_type, width = excluded.width, height = excluded.height, bytes = excluded.bytes`;
@@ -89,9 +91,7 @@ export class ImageBlobRepository extends EntityRepository<ImageBlob> {
     await sql(
       this.getEntityManager(),
       `with gone as (delete from image_blobs where analysis_id = ? returning bytes)
-       insert into analysis_images (analysis_id, organisation_id, content_type, width, height, bytes, created_at)
-       select ?, ?, 'image/jpeg', ?, ?, bytes, now() from gone
-       on conflict (analysis_id) do update set width = excluded.width, height = excluded.height, bytes = excluded.bytes, created_at = excluded.created_at`,
+       ${INSERT_PREVIEW} select ?, ?, 'image/jpeg', ?, ?, bytes, now() from gone ${OVER_EARLIER_PREVIEW}`,
       [analysisId, analysisId, organisationId, width, height],
     );
   }
