@@ -36,6 +36,9 @@ describe('operator CLI: webhooks:redeliver-failed', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const deliveryId = res.body.data.deliveryId as string;
     await waitFor(`${deliveryId} to fail`, async () => (await statusOf(deliveryId)) === 'failed');
+    // And its workflow ended: the row says failed a moment before the workflow closes, and the command
+    // leaves alone a pending delivery whose workflow still runs (a loaded run on Node 24 met it so).
+    await api.runtime.temporal.client.workflow.getHandle(deliveryId).result();
     return deliveryId;
   };
   const statusOf = async (deliveryId: string) =>
