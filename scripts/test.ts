@@ -13,7 +13,7 @@ import { EmbeddedPostgresSetupError, startEmbeddedPostgres } from '../src/dev/em
 import { dropDatabase, freshDatabase, templateOf } from '../test/helpers/fresh-database.js';
 import { bundleName } from '../test/helpers/node-entry.js';
 import { BUNDLED_ENTRIES, writeEntryBundles } from './lib/test-entry-bundles.js';
-import { bundleTestProcesses } from './lib/test-process-bundles.js';
+import { bundleOwnCode } from './lib/own-code-bundles.js';
 import { planProcesses } from './lib/test-processes.js';
 import { lostVerdicts, readFileTimes, summarise } from './lib/test-summary.js';
 import { runSecretsKey } from './lib/run-secrets-key.js';
@@ -173,7 +173,7 @@ process.exit(exitCode);
 
 /**
  * The test processes' bundles, `<dir>/<name>.mjs`, in the order given, and their paths. Each is its
- * entry module (`<dir>/sources/<name>.mjs`) bundled with what it imports (test-process-bundles.ts):
+ * entry module (`<dir>/sources/<name>.mjs`) bundled with what it imports (own-code-bundles.ts):
  * it records the tests it runs under `label` in `usagePath`, then imports its test files (one module
  * per process, so node:test runs the files in one process).
  */
@@ -194,7 +194,7 @@ async function writeProcessBundles(
       ].join(''),
     );
   }
-  await bundleTestProcesses(sources, dir, root);
+  await bundleOwnCode(sources, dir, root, { sourcemap: 'inline' });
   return processes.map(({ name }) => join(dir, `${name}.mjs`));
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { bundleName } from '../../test/helpers/node-entry.js';
-import { ownImportMeta } from './test-process-bundles.js';
+import { ownImportMeta } from './own-code-bundles.js';
 
 /**
  * The programs tests start as child processes (the admin CLI, the API, the migrations), each bundled

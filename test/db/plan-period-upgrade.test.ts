@@ -28,7 +28,7 @@ describe('the plan-period upgrade of existing organisations', () => {
 
   before(async () => {
     // The migrator imports the migration files, TypeScript, by their paths; `npm test` runs this file
-    // bundled, without tsx's loader (scripts/lib/test-process-bundles.ts), so it gets it here.
+    // bundled, without tsx's loader (scripts/lib/own-code-bundles.ts), so it gets it here.
     register();
     await admin(`drop database if exists ${name} with (force)`);
     await admin(`create database ${name}`);

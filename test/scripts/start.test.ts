@@ -92,10 +92,11 @@ describe('npm start (scripts/start.ts)', () => {
       ]);
       const stack = all.filter((p) => groups.has(p.pgid));
       const database = stack.find((p) => p.cmd.includes(`${dataDir}/postgres`) && /postgres -D/.test(p.cmd));
-      // The Node processes running them (a tsx launcher, if any, runs Node as its child).
-      const runs = (entry: string) => (p: { cmd: string }) => p.cmd.includes(entry) && !p.cmd.includes('.bin/tsx');
-      const api = stack.find(runs('src/bin/api.ts'));
-      const worker = stack.find(runs('workers/main.ts'));
+      // The Node processes running them, from their bundles (D376).
+      const runs = (name: string) => (p: { cmd: string }) =>
+        new RegExp(`/\\.data/start/\\w+-${name}\\.mjs`).test(p.cmd);
+      const api = stack.find(runs('api'));
+      const worker = stack.find(runs('worker'));
       assert.ok(database && api && worker, `database, API and worker processes: ${JSON.stringify(stack)}`);
       // The stack's own children, not a launcher's: a SIGKILL after the stop grace reaches the API and
       // the worker themselves (tsx's launcher cannot pass it on to the Node it runs).

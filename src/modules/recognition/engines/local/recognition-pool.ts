@@ -110,7 +110,7 @@ const threadFile = new URL(
 /**
  * A thread inherits its process's Node options, tsx's loader among them when the process runs the
  * sources under tsx. A process whose own code was bundled without tsx (`npm test`'s test processes,
- * scripts/lib/test-process-bundles.ts) still runs the thread from its .ts source: that thread gets
+ * scripts/lib/own-code-bundles.ts) still runs the thread from its .ts source: that thread gets
  * the loader itself.
  */
 function threadExecArgv(filename: string): string[] | undefined {

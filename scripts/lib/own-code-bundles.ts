@@ -4,11 +4,12 @@ import { pathToFileURL } from 'node:url';
 import { build, type Loader, type Plugin } from 'esbuild';
 
 /**
- * Every `npm test` process's code as one file: its entry module (scripts/test.ts) with the test files
- * it imports and all of our modules under them, bundled by esbuild, the packages left as imports.
- * Under `--import tsx` a test process spent some 2.5 s of CPU in tsx's loader (its hooks see every
- * module, the packages' too) on top of the 2.5 s its modules take to load, and a run starts thirty
- * such processes (D368). The transform is the one tsx applies to each file, with the same tsconfig.
+ * Our own code as one file a program, bundled by esbuild, the packages left as imports: every `npm
+ * test` process's (its entry module, the test files it imports and all of our modules under them)
+ * and `npm start`'s API and worker. Under `--import tsx` a test process spent some 2.5 s of CPU in
+ * tsx's loader (its hooks see every module, the packages' too) on top of the 2.5 s its modules take
+ * to load, and a run starts thirty such processes (D368); `npm start`'s two, some 3 s (D376). The
+ * transform is the one tsx applies to each file, with the same tsconfig.
  */
 
 /**
@@ -35,26 +36,29 @@ export const ownImportMeta: Plugin = {
 };
 
 /**
- * Bundles each `{ name: source module }` into `<outDir>/<name>.mjs`, in one esbuild build (the modules
- * the processes share are read and transformed once). Source maps inline: a test process runs with
- * `--enable-source-maps`, so stacks, failure locations and node:test's file of each test (the run's
- * per-file times and verdict count) name the .ts files, as under tsx.
+ * Bundles each `{ name: source module }` into `<outDir>/<prefix><name>.mjs`, in one esbuild build (the
+ * modules they share are read and transformed once), the packages left as imports. Source maps:
+ * inline for a test process (run with `--enable-source-maps`, so stacks, failure locations and
+ * node:test's file of each test, the run's per-file times and verdict count, name the .ts files, as
+ * under tsx); beside the bundle for `npm start`'s programs, read only when a stack is printed.
  */
-export async function bundleTestProcesses(
+export async function bundleOwnCode(
   entries: Record<string, string>,
   outDir: string,
   root: string,
+  opts: { prefix?: string; sourcemap: 'inline' | 'linked' },
 ): Promise<void> {
   await build({
     entryPoints: entries,
     outdir: outDir,
+    entryNames: `${opts.prefix ?? ''}[name]`,
     outExtension: { '.js': '.mjs' },
     bundle: true,
     packages: 'external',
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    sourcemap: 'inline',
+    sourcemap: opts.sourcemap,
     tsconfig: join(root, 'tsconfig.json'),
     plugins: [ownImportMeta],
     logLevel: 'error',
