@@ -276,8 +276,9 @@ export class LocalRecognizer implements Recognizer {
       grey.height,
     );
     // Most of the photo's labels read as no name (a wide shot: a label's name a few pixels tall): the
-    // packs' own print, larger, names their products (D377).
-    if (this.opts.text) {
+    // packs' own print, larger, names their products (D378). Not without a catalogue to name them
+    // from: every label reads as no name there, and the pass would cost ~0.3 s for nothing.
+    if (this.opts.text && entries.length > 0) {
       const paperLabels = labels.filter((l) => !texts.has(l.box));
       const unnamed = paperLabels.filter((l) => (this.bestEntry(l, entries)?.score ?? 0) < 0.5);
       if (unnamed.length >= 3 && unnamed.length >= 0.5 * paperLabels.length) {
