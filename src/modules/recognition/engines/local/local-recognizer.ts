@@ -334,7 +334,7 @@ export class LocalRecognizer implements Recognizer {
         );
       // Print found by the text detector may be a pack's (its brand and name, no price) above its own
       // label: one product, the label's. Without a price, it must name its entry outright.
-      if ((byText as Box[]).includes(label.box)) {
+      if (texts.has(label.box)) {
         if (!label.price && product.confidenceScore < 0.5 + 0.45 * 0.75) continue;
         const same = products.findIndex((p) => p.sku !== null && p.sku === product.sku);
         if (same >= 0) {
