@@ -11,6 +11,7 @@ import { findTextLabels, type TextLabel } from './text-label-finder.js';
 import { barRegions } from './bar-regions.js';
 import { centreInside, cx, cy, h, overlapX, union, w } from './boxes.js';
 import { labelsFromBars } from './bar-label-finder.js';
+import { labelsOnShelfEdges } from './shelf-edge-labels.js';
 import { colouredPaperBoxes } from './coloured-paper.js';
 import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-reader.js';
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
@@ -131,6 +132,51 @@ function namesAWord(text: Set<string>, e: IndexedEntry): boolean {
   return false;
 }
 
+/** What says nothing of which product a pack is in its name: its size and the size's units. */
+const NAME_UNIT = /^(?:\d+|g|kg|ml|cl|l|ltr|fl|oz|lb|pk|ct|pcs|each|per)$/;
+
+/** Each entry's own name words (neither its brand's nor sizes), worked out once an entry. */
+const nameWordsOf = new WeakMap<Entry, Set<string>>();
+
+function nameWords(e: Entry): Set<string> {
+  let words = nameWordsOf.get(e);
+  if (!words) {
+    words = new Set([...tokens(e.entry.name)].filter((t) => !NAME_UNIT.test(t) && !e.brand.has(t)));
+    nameWordsOf.set(e, words);
+  }
+  return words;
+}
+
+/** The text shows the entry's whole name (a word misread by a letter or so allowed), six letters or more. */
+const showsName = (text: Set<string>, squashed: string, e: Entry) => {
+  const own = nameWords(e);
+  return own.size > 0 && [...own].join('').length >= 6 && containment(text, own, squashed) >= 0.9;
+};
+
+/**
+ * The one entry whose whole name the text shows, when no other entry's name is shown as fully
+ * (D379): a pack prints its name large and its brand small or in a logo, so print reading
+ * "BROWN SAUCE" names the catalogue's one Brown Sauce, whatever its brand. Names of fewer than six
+ * letters are found inside too much other print ("Rice"); a name several entries share (three
+ * brands of Sweet Chilli Sauce) names none of them, and the longest name shown wins over the
+ * shorter one inside it ("Chilli Sauce" inside "Sweet Chilli Sauce").
+ */
+function distinctName(text: Set<string>, squashed: string, entries: Entry[]): Entry | null {
+  let best: Entry | null = null;
+  let most = 0;
+  let tied = false;
+  for (const e of entries) {
+    if (!showsName(text, squashed, e)) continue;
+    const size = nameWords(e).size;
+    if (size > most) {
+      best = e;
+      most = size;
+      tied = false;
+    } else if (size === most) tied = true;
+  }
+  return tied ? null : best;
+}
+
 /**
  * One shelf is priced in one currency. A catalogue spanning countries holds the same product once
  * per currency (the same brand and name), and a label whose price was not read would otherwise be
@@ -235,21 +281,38 @@ export class LocalRecognizer implements Recognizer {
     );
     mark('bars');
     checkpoint();
+    // Labels on the shelf edges that neither found (white paper meeting a pale wall above it, dark
+    // labels without a symbol seen): a few ms on the quarter-size copy (D379).
+    const found = [...paper, ...byBars];
+    // Labels on the shelf edges that neither found (white paper meeting a pale wall above it, dark
+    // labels whose symbol was not seen): a few ms on the quarter-size copy (D379). An edge's box that
+    // may be cut short (a label taller than its edge) gives way to the detector's print there.
+    const edges = (await labelsOnShelfEdges(photo)).filter(
+      (e) => !found.some((k) => centreInside(e, k, 0) || centreInside(k, e, 0)),
+    );
+    const whole = edges.filter((e) => !e.cut);
     const byText = this.opts.text
-      ? await findTextLabels(await this.opts.text(), photo, bars, [...paper, ...byBars])
+      ? await findTextLabels(await this.opts.text(), photo, bars, [...found, ...whole])
       : [];
     mark('textDetect');
+    checkpoint();
+    const onEdges = [
+      ...whole,
+      ...edges.filter((e) => e.cut && !byText.some((k) => centreInside(e, k, 0) || centreInside(k, e, 0))),
+    ];
+    mark('edges');
     count('paper', paper.length);
     count('byBars', byBars.length);
     count('byText', byText.length);
+    count('onEdges', onEdges.length);
     checkpoint();
-    const boxes = [...paper, ...byBars, ...byText];
+    const boxes = [...found, ...onEdges, ...byText];
     // No label found (an unusual store, a close-up): read the whole photo instead.
     if (boxes.length === 0) return this.recognizeWholeImage(input);
     const entries = this.entries(input.catalogue);
     // Profiled, the two run in turn, so each one's time is its own.
     const packing = profiling() ? null : packMask(photo);
-    const first = await this.readLabels(photo, grey, boxes, entries, paper.length + byBars.length);
+    const first = await this.readLabels(photo, grey, boxes, entries, found.length + onEdges.length, new Set(onEdges));
     const packs = await (packing ?? packMask(photo));
     mark('packs');
     checkpoint();
@@ -374,7 +437,21 @@ export class LocalRecognizer implements Recognizer {
         l,
         entries.filter((e) => e.entry.sku !== best.entry.sku),
       );
-      return (next?.score ?? 0) <= best.score - 0.1;
+      if ((next?.score ?? 0) > best.score - 0.1) return false;
+      // Without its brand, print showing a name other entries have too names none of them: the
+      // token share favours the entry with the shortest brand ("Salted Peanuts", D379).
+      const text = tokens(l.nameText);
+      const squashed = squash(l.nameText);
+      const currency = this.labelCurrency(l, entries);
+      return (
+        containment(text, best.brand) >= 1 ||
+        !entries.some(
+          (e) =>
+            e.entry.sku !== best.entry.sku &&
+            !(currency && e.entry.currency && e.entry.currency !== currency) &&
+            showsName(text, squashed, e),
+        )
+      );
     };
     for (const print of prints) {
       if (print.price || !namesOne(print)) continue;
@@ -382,7 +459,9 @@ export class LocalRecognizer implements Recognizer {
       const below = labels
         .filter(
           (l) =>
-            !texts.has(l.box) &&
+            // Paper, or the detector's find that holds a price and names nothing: a label, its name too
+            // small to read.
+            (!texts.has(l.box) || (l.price !== null && !named(l))) &&
             !given.has(l) &&
             l.box.y0 >= p.y1 - h(p) * 0.25 &&
             l.box.y0 - p.y1 <= Math.max(1.5 * h(p), 0.12 * height) &&
@@ -678,10 +757,17 @@ export class LocalRecognizer implements Recognizer {
     boxes: Box[],
     entries: Entry[],
     onPaper: number,
+    onEdges: ReadonlySet<Box> = new Set(),
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
     // Paper's and bars' labels on one sheet, the text detector's on another.
     mark('prepare');
-    const readings = await readLabels(this.opts.ocr, grey, boxes, FIRST_LOOK, [onPaper]);
+    // The edges' labels on a sheet of their own (they come last of the paper): how tesseract lays a
+    // sheet out depends on all its crops, and a crop of wall among them must not change the others'.
+    const edgesFrom = boxes.findIndex((b) => onEdges.has(b));
+    const readings = await readLabels(this.opts.ocr, grey, boxes, FIRST_LOOK, [
+      ...(edgesFrom >= 0 ? [edgesFrom] : []),
+      onPaper,
+    ]);
     mark('firstRead');
     checkpoint();
     const labels = readings.map((r) => this.asLabel(r));
@@ -715,7 +801,12 @@ export class LocalRecognizer implements Recognizer {
       // pack's window or bare shelf. Read closer on a sheet of their own, such crops gave not one
       // product more on any set (first generator, second generator's sample and tuning seed); beside
       // labels, they cost the closer sheet its time and can spoil how tesseract lays it out.
-      .filter((u) => /[\p{L}\p{N}]{2}/u.test(readings[u.i]!.text) || hasBars(readings[u.i]!));
+      .filter(
+        (u) => /[\p{L}\p{N}]{2}/u.test(readings[u.i]!.text) || hasBars(readings[u.i]!) || onEdges.has(boxes[u.i]!),
+      )
+      // The edges' last, on a closer sheet of their own (as above).
+      .sort((a, b) => Number(onEdges.has(boxes[a.i]!)) - Number(onEdges.has(boxes[b.i]!)));
+    const closeEdgesFrom = unsure.findIndex((u) => onEdges.has(boxes[u.i]!));
     // Print the text detector found that tesseract made nothing of (no name, no price, yet letters):
     // light print on red or green paper whose crop, padded with shelf edge, was not turned over, or
     // small print. The learned recognizer reads such crops in colour. Not a closer tesseract look
@@ -772,7 +863,13 @@ export class LocalRecognizer implements Recognizer {
       };
     });
     mark('matchFirst');
-    const closer = await readLabels(this.opts.ocr, grey, looked, CLOSE_LOOK);
+    const closer = await readLabels(
+      this.opts.ocr,
+      grey,
+      looked,
+      CLOSE_LOOK,
+      closeEdgesFrom >= 0 ? [closeEdgesFrom] : [],
+    );
     mark('closeRead');
     for (const [k, u] of unsure.entries()) {
       checkpoint();
@@ -794,6 +891,8 @@ export class LocalRecognizer implements Recognizer {
         named >= 0.5 ||
         hasBars(readings[u.i]!) ||
         entries.length === 0 ||
+        // A label by where it is: clipped to a shelf edge, its print too small for tesseract (D379).
+        onEdges.has(boxes[u.i]!) ||
         showsCurrencySign(readings[u.i]!.text + ' ' + closer[k]!.text);
       if (profiling() && (againNamed > u.named || completeness(price) > completeness(label.price)))
         count(u.i < onPaper ? 'closeGainPaper' : 'closeGainText');
@@ -940,10 +1039,8 @@ export class LocalRecognizer implements Recognizer {
     const squashed = squash(label.nameText);
     const shown = label.price?.price ?? null;
     let best: (Entry & { score: number }) | null = null;
-    const read = label.price?.currency ?? label.currency ?? null;
-    // A currency no entry of the catalogue is priced in is a misread sign (`£4.74` read as `€4.74`):
-    // it rules nothing out.
-    const currency = read && catalogueCurrencies(entries).has(read) ? read : null;
+    const currency = this.labelCurrency(label, entries);
+    const distinct = distinctName(text, squashed, entries);
     for (const e of entries) {
       // A label priced in another currency is not this entry's (a catalogue spanning countries).
       if (currency && e.entry.currency && e.entry.currency !== currency) continue;
@@ -957,7 +1054,24 @@ export class LocalRecognizer implements Recognizer {
       else if (samePrice) score += 0.005;
       if (!best || score > best.score) best = { ...e, score };
     }
+    // Print that names nothing by brand and name together may still show one entry's whole name, which
+    // no other entry has: a pack's print, its brand small or in a logo (D379). Never over a naming
+    // the text already gives: a label's words hold other entries' shorter names too.
+    if (
+      distinct &&
+      (best?.score ?? 0) < 0.5 &&
+      !(currency && distinct.entry.currency && distinct.entry.currency !== currency)
+    )
+      best = { ...distinct, score: 0.75 };
     return best;
+  }
+
+  /** The label's currency, read or the shelf's; null where it rules nothing out. */
+  private labelCurrency(label: Label, entries: Entry[]): string | null {
+    const read = label.price?.currency ?? label.currency ?? null;
+    // A currency no entry of the catalogue is priced in is a misread sign (`£4.74` read as `€4.74`):
+    // it rules nothing out.
+    return read && catalogueCurrencies(entries).has(read) ? read : null;
   }
 
   /** A label as a product: barcode first, then the catalogue entry its name contains best. */
