@@ -133,7 +133,7 @@ function namesAWord(text: Set<string>, e: IndexedEntry): boolean {
 }
 
 /** What says nothing of which product a pack is in its name: its size and the size's units. */
-const NAME_UNIT = /^(?:\d+|g|kg|ml|cl|l|ltr|fl|oz|lb|pk|ct|pcs|each|per)$/;
+const NAME_UNIT = /^(?:\d+|g|kg|ml|cl|l|ltr|fl|oz|lb|pk|ct|pcs|bags|rolls|sheets|count|each|per)$/;
 
 /** Each entry's own name words (neither its brand's nor sizes), worked out once an entry. */
 const nameWordsOf = new WeakMap<Entry, Set<string>>();
@@ -175,6 +175,18 @@ function distinctName(text: Set<string>, squashed: string, entries: Entry[]): En
     } else if (size === most) tied = true;
   }
   return tied ? null : best;
+}
+
+/**
+ * The text shows a word of another brand than the entry's (four letters or more, read whole): "tle
+ * Acorn REAKFAST TEA" is Little Acorn's breakfast tea, not the catalogue's one "Breakfast Tea" by name.
+ */
+function showsOtherBrand(text: Set<string>, entry: Entry, entries: Entry[]): boolean {
+  for (const e of entries) {
+    if (e.entry.brand === entry.entry.brand) continue;
+    for (const t of e.brand) if (t.length >= 4 && !entry.brand.has(t) && text.has(t)) return true;
+  }
+  return false;
 }
 
 /**
@@ -348,7 +360,15 @@ export class LocalRecognizer implements Recognizer {
         count('packPrintLooks');
         const prints = await this.packPrint(photo, labels);
         mark('packPrint');
-        this.printOverLabels(prints, labels, texts, entries, grey.height);
+        const given = this.printOverLabels(prints, labels, texts, entries, grey.height);
+        // Print no label took that names its entry as surely as the detector's print on the labels'
+        // own pass must (below): a pack whose label was not found. It goes last, so a label naming the
+        // same entry gives the product (D379).
+        for (const print of prints)
+          if (!given.has(print) && (this.bestEntry(print, entries)?.score ?? 0) >= 0.75) {
+            labels.push(print);
+            texts.add(print.box);
+          }
       }
     }
     for (const label of labels) {
@@ -398,7 +418,7 @@ export class LocalRecognizer implements Recognizer {
       // Print found by the text detector may be a pack's (its brand and name, no price) above its own
       // label: one product, the label's. Without a price, it must name its entry outright.
       if (texts.has(label.box)) {
-        if (!label.price && product.confidenceScore < 0.5 + 0.45 * 0.75) continue;
+        if (!label.price && (product.confidenceScore < 0.5 + 0.45 * 0.75 || !this.namesOne(label, entries))) continue;
         const same = products.findIndex((p) => p.sku !== null && p.sku === product.sku);
         if (same >= 0) {
           if (products[same]!.price === null && product.price !== null) products[same] = product;
@@ -409,6 +429,35 @@ export class LocalRecognizer implements Recognizer {
       products.push(product);
     }
     return this.inRows([...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)]);
+  }
+
+  /**
+   * Print that names one entry, clearly before any other: print naming a product line many brands
+   * sell ("Salted Peanuts"), or one the catalogue holds in two sizes ("Heather Kitchen Spaghetti",
+   * 500 g and 1 kg), names none.
+   */
+  private namesOne(l: Label, entries: Entry[]): boolean {
+    const best = this.bestEntry(l, entries);
+    if (!best || best.score < 0.5) return false;
+    const next = this.bestEntry(
+      l,
+      entries.filter((e) => e.entry.sku !== best.entry.sku),
+    );
+    if ((next?.score ?? 0) > best.score - 0.1) return false;
+    // Without its brand, print showing a name other entries have too names none of them: the
+    // token share favours the entry with the shortest brand ("Salted Peanuts", D379).
+    const text = tokens(l.nameText);
+    const squashed = squash(l.nameText);
+    const currency = this.labelCurrency(l, entries);
+    return (
+      containment(text, best.brand) >= 1 ||
+      !entries.some(
+        (e) =>
+          e.entry.sku !== best.entry.sku &&
+          !(currency && e.entry.currency && e.entry.currency !== currency) &&
+          showsName(text, squashed, e),
+      )
+    );
   }
 
   /**
@@ -429,30 +478,7 @@ export class LocalRecognizer implements Recognizer {
   ): Set<Label> {
     const given = new Set<Label>();
     const named = (l: Label) => (this.bestEntry(l, entries)?.score ?? 0) >= 0.5;
-    // One entry only: print naming a product line many brands sell ("Salted Peanuts") names none.
-    const namesOne = (l: Label) => {
-      const best = this.bestEntry(l, entries);
-      if (!best || best.score < 0.5) return false;
-      const next = this.bestEntry(
-        l,
-        entries.filter((e) => e.entry.sku !== best.entry.sku),
-      );
-      if ((next?.score ?? 0) > best.score - 0.1) return false;
-      // Without its brand, print showing a name other entries have too names none of them: the
-      // token share favours the entry with the shortest brand ("Salted Peanuts", D379).
-      const text = tokens(l.nameText);
-      const squashed = squash(l.nameText);
-      const currency = this.labelCurrency(l, entries);
-      return (
-        containment(text, best.brand) >= 1 ||
-        !entries.some(
-          (e) =>
-            e.entry.sku !== best.entry.sku &&
-            !(currency && e.entry.currency && e.entry.currency !== currency) &&
-            showsName(text, squashed, e),
-        )
-      );
-    };
+    const namesOne = (l: Label) => this.namesOne(l, entries);
     for (const print of prints) {
       if (print.price || !namesOne(print)) continue;
       const p = print.box;
@@ -1060,7 +1086,8 @@ export class LocalRecognizer implements Recognizer {
     if (
       distinct &&
       (best?.score ?? 0) < 0.5 &&
-      !(currency && distinct.entry.currency && distinct.entry.currency !== currency)
+      !(currency && distinct.entry.currency && distinct.entry.currency !== currency) &&
+      !showsOtherBrand(text, distinct, entries)
     )
       best = { ...distinct, score: 0.75 };
     return best;

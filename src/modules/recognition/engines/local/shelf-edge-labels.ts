@@ -34,7 +34,19 @@ function stretchColour(
     const bin = ((rgb[p]! >> 4) << 8) | ((rgb[p + 1]! >> 4) << 4) | (rgb[p + 2]! >> 4);
     if (++counts[bin]! > counts[top]!) top = bin;
   }
-  const colour: Rgb = [((top >> 8) << 4) + 8, (((top >> 4) & 15) << 4) + 8, ((top & 15) << 4) + 8];
+  const bin: Rgb = [((top >> 8) << 4) + 8, (((top >> 4) & 15) << 4) + 8, ((top & 15) << 4) + 8];
+  // The bin's pixels and its neighbours' averaged: paint whose noise straddles two bins (a dark
+  // edge's, mostly) is measured from its own middle, not a bin's.
+  const sum = [0, 0, 0];
+  let n = 0;
+  for (let x = x0, p = (y * W + x0) * 3; x < x1; x++, p += 3)
+    if (dist(bin, rgb, p) <= SAME) {
+      sum[0] += rgb[p]!;
+      sum[1] += rgb[p + 1]!;
+      sum[2] += rgb[p + 2]!;
+      n++;
+    }
+  const colour: Rgb = [Math.round(sum[0]! / n), Math.round(sum[1]! / n), Math.round(sum[2]! / n)];
   let near = 0;
   for (let x = x0, p = (y * W + x0) * 3; x < x1; x++, p += 3) if (dist(colour, rgb, p) <= SAME) near++;
   return { colour, share: near / (x1 - x0) };
