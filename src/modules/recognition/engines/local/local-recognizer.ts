@@ -358,14 +358,19 @@ export class LocalRecognizer implements Recognizer {
       const unnamed = paperLabels.filter((l) => (this.bestEntry(l, entries)?.score ?? 0) < 0.5);
       if (unnamed.length >= 3 && unnamed.length >= 0.5 * paperLabels.length) {
         count('packPrintLooks');
-        const prints = await this.packPrint(photo, labels);
+        // The detector's own finds that read as nothing (no name, no price) are print the learned
+        // recognizer has not read yet: not labels to keep the pass's print out of.
+        const prints = await this.packPrint(
+          photo,
+          labels.filter((l) => !texts.has(l.box) || l.price !== null || /[\p{L}\p{N}]{2}/u.test(l.nameText)),
+        );
         mark('packPrint');
         const given = this.printOverLabels(prints, labels, texts, entries, grey.height);
         // Print no label took that names its entry as surely as the detector's print on the labels'
         // own pass must (below): a pack whose label was not found. It goes last, so a label naming the
         // same entry gives the product (D379).
         for (const print of prints)
-          if (!given.has(print) && (this.bestEntry(print, entries)?.score ?? 0) >= 0.75) {
+          if (!given.has(print) && this.printNames(print, entries)) {
             labels.push(print);
             texts.add(print.box);
           }
@@ -418,7 +423,7 @@ export class LocalRecognizer implements Recognizer {
       // Print found by the text detector may be a pack's (its brand and name, no price) above its own
       // label: one product, the label's. Without a price, it must name its entry outright.
       if (texts.has(label.box)) {
-        if (!label.price && (product.confidenceScore < 0.5 + 0.45 * 0.75 || !this.namesOne(label, entries))) continue;
+        if (!label.price && !this.printNames(label, entries)) continue;
         const same = products.findIndex((p) => p.sku !== null && p.sku === product.sku);
         if (same >= 0) {
           if (products[same]!.price === null && product.price !== null) products[same] = product;
@@ -429,6 +434,19 @@ export class LocalRecognizer implements Recognizer {
       products.push(product);
     }
     return this.inRows([...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)]);
+  }
+
+  /**
+   * Print without a price that is a product on its own (a pack's): it names one entry (namesOne), by
+   * three quarters of its words or more, or by its brand and its whole name (a pack prints no size in
+   * large type: "SHOPWISE Bathroom Mousse" is 3 of 5 words of Shopwise Bathroom Mousse 500ml).
+   */
+  private printNames(print: Label, entries: Entry[]): boolean {
+    const best = this.bestEntry(print, entries);
+    if (!best || !this.namesOne(print, entries)) return false;
+    if (best.score >= 0.75) return true;
+    const text = tokens(print.nameText);
+    return containment(text, best.brand) >= 1 && showsName(text, squash(print.nameText), best);
   }
 
   /**
