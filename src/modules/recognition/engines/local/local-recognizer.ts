@@ -293,8 +293,6 @@ export class LocalRecognizer implements Recognizer {
     );
     mark('bars');
     checkpoint();
-    // Labels on the shelf edges that neither found (white paper meeting a pale wall above it, dark
-    // labels without a symbol seen): a few ms on the quarter-size copy (D379).
     const found = [...paper, ...byBars];
     // Labels on the shelf edges that neither found (white paper meeting a pale wall above it, dark
     // labels whose symbol was not seen): a few ms on the quarter-size copy (D379). An edge's box that
@@ -303,16 +301,16 @@ export class LocalRecognizer implements Recognizer {
       (e) => !found.some((k) => centreInside(e, k, 0) || centreInside(k, e, 0)),
     );
     const whole = edges.filter((e) => !e.cut);
+    mark('edges');
+    checkpoint();
     const byText = this.opts.text
       ? await findTextLabels(await this.opts.text(), photo, bars, [...found, ...whole])
       : [];
     mark('textDetect');
-    checkpoint();
     const onEdges = [
       ...whole,
       ...edges.filter((e) => e.cut && !byText.some((k) => centreInside(e, k, 0) || centreInside(k, e, 0))),
     ];
-    mark('edges');
     count('paper', paper.length);
     count('byBars', byBars.length);
     count('byText', byText.length);
@@ -803,7 +801,7 @@ export class LocalRecognizer implements Recognizer {
     onPaper: number,
     onEdges: ReadonlySet<Box> = new Set(),
   ): Promise<{ labels: Label[]; readings: LabelReading[] }> {
-    // Paper's and bars' labels on one sheet, the text detector's on another.
+    // Paper's and bars' labels on one sheet, the edges' on a second, the text detector's on a third.
     mark('prepare');
     // The edges' labels on a sheet of their own (they come last of the paper): how tesseract lays a
     // sheet out depends on all its crops, and a crop of wall among them must not change the others'.

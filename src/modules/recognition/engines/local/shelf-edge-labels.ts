@@ -19,7 +19,7 @@ export type EdgeLabel = Box & { cut: boolean };
 const dist = (a: Rgb, rgb: Buffer, p: number) =>
   Math.abs(rgb[p]! - a[0]) + Math.abs(rgb[p + 1]! - a[1]) + Math.abs(rgb[p + 2]! - a[2]);
 
-/** The commonest colour of a row's stretch (by 16 levels a channel, the bin's middle) and its share of the stretch. */
+/** A row's stretch's commonest colour (found by 16 levels a channel) and its share of the stretch. */
 function stretchColour(
   rgb: Buffer,
   W: number,
@@ -34,7 +34,7 @@ function stretchColour(
     const bin = ((rgb[p]! >> 4) << 8) | ((rgb[p + 1]! >> 4) << 4) | (rgb[p + 2]! >> 4);
     if (++counts[bin]! > counts[top]!) top = bin;
   }
-  const bin: Rgb = [((top >> 8) << 4) + 8, (((top >> 4) & 15) << 4) + 8, ((top & 15) << 4) + 8];
+  const bin = binColour(top);
   // The bin's pixels and its neighbours' averaged: paint whose noise straddles two bins (a dark
   // edge's, mostly) is measured from its own middle, not a bin's.
   const sum = [0, 0, 0];
@@ -61,8 +61,11 @@ function commonest(rgb: Buffer, W: number, x0: number, x1: number, y0: number, y
       const bin = ((rgb[p]! >> 4) << 8) | ((rgb[p + 1]! >> 4) << 4) | (rgb[p + 2]! >> 4);
       if (++counts[bin]! > counts[top]!) top = bin;
     }
-  return [((top >> 8) << 4) + 8, (((top >> 4) & 15) << 4) + 8, ((top & 15) << 4) + 8];
+  return binColour(top);
 }
+
+/** The middle of a 16-levels-a-channel colour bin (red, green, blue in its 12 bits). */
+const binColour = (bin: number): Rgb => [((bin >> 8) << 4) + 8, (((bin >> 4) & 15) << 4) + 8, ((bin & 15) << 4) + 8];
 
 const close = (a: Rgb, b: Rgb) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]) <= SAME;
 
