@@ -1,6 +1,6 @@
 import { darkComponents } from './glyphs.js';
 import type { Box } from './ocr-pool.js';
-import { shrink, type Photo } from './photo.js';
+import { shrink, toPhotoBox, type Photo } from './photo.js';
 
 /** How much smaller the copy searched for labels is: a label is still dozens of pixels wide there. */
 const SHRINK = 4;
@@ -63,12 +63,7 @@ export function regionBoxes(
       c.area / (bw * bh) < limits.minFill
     )
       continue;
-    boxes.push({
-      x0: Math.floor(c.x0 * fx),
-      y0: Math.floor(c.y0 * fy),
-      x1: Math.min(photo.width, Math.ceil(c.x1 * fx)),
-      y1: Math.min(photo.height, Math.ceil(c.y1 * fy)),
-    });
+    boxes.push(toPhotoBox(c, { fx, fy }, photo));
   }
   return boxes;
 }

@@ -441,7 +441,7 @@ export class LocalRecognizer implements Recognizer {
    */
   private printNames(print: Label, entries: Entry[]): boolean {
     const best = this.bestEntry(print, entries);
-    if (!best || !this.namesOne(print, entries)) return false;
+    if (!best || !this.namesOne(print, entries, best)) return false;
     if (best.score >= 0.75) return true;
     const text = tokens(print.nameText);
     return containment(text, best.brand) >= 1 && showsName(text, squash(print.nameText), best);
@@ -452,8 +452,7 @@ export class LocalRecognizer implements Recognizer {
    * sell ("Salted Peanuts"), or one the catalogue holds in two sizes ("Heather Kitchen Spaghetti",
    * 500 g and 1 kg), names none.
    */
-  private namesOne(l: Label, entries: Entry[]): boolean {
-    const best = this.bestEntry(l, entries);
+  private namesOne(l: Label, entries: Entry[], best = this.bestEntry(l, entries)): boolean {
     if (!best || best.score < 0.5) return false;
     const next = this.bestEntry(
       l,
@@ -1082,7 +1081,6 @@ export class LocalRecognizer implements Recognizer {
     const shown = label.price?.price ?? null;
     let best: (Entry & { score: number }) | null = null;
     const currency = this.labelCurrency(label, entries);
-    const distinct = distinctName(text, squashed, entries);
     for (const e of entries) {
       // A label priced in another currency is not this entry's (a catalogue spanning countries).
       if (currency && e.entry.currency && e.entry.currency !== currency) continue;
@@ -1099,9 +1097,10 @@ export class LocalRecognizer implements Recognizer {
     // Print that names nothing by brand and name together may still show one entry's whole name, which
     // no other entry has: a pack's print, its brand small or in a logo (D379). Never over a naming
     // the text already gives: a label's words hold other entries' shorter names too.
+    if ((best?.score ?? 0) >= 0.5) return best;
+    const distinct = distinctName(text, squashed, entries);
     if (
       distinct &&
-      (best?.score ?? 0) < 0.5 &&
       !(currency && distinct.entry.currency && distinct.entry.currency !== currency) &&
       !showsOtherBrand(text, distinct, entries)
     )

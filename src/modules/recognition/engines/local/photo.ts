@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import type { Box } from './ocr-types.js';
 import { sniffFormat } from '../../../../lib/image-format.js';
 import { UNDECODABLE_IMAGE_MESSAGE } from '../../../../temporal/contracts/image-errors.js';
 import { RecognitionRejectedError } from '../../recognizer.js';
@@ -56,6 +57,16 @@ async function shrinkOnce(photo: Photo, factor: number): Promise<Shrunk> {
     height: info.height,
     fx: photo.width / info.width,
     fy: photo.height / info.height,
+  };
+}
+
+/** A box found on a smaller copy, in the photo's pixels (outwards to whole pixels, inside the photo). */
+export function toPhotoBox(b: Box, copy: Pick<Shrunk, 'fx' | 'fy'>, photo: Pick<Photo, 'width' | 'height'>): Box {
+  return {
+    x0: Math.floor(b.x0 * copy.fx),
+    y0: Math.floor(b.y0 * copy.fy),
+    x1: Math.min(photo.width, Math.ceil(b.x1 * copy.fx)),
+    y1: Math.min(photo.height, Math.ceil(b.y1 * copy.fy)),
   };
 }
 

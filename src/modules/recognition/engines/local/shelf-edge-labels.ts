@@ -1,5 +1,5 @@
 import type { Box } from './ocr-types.js';
-import { shrink, type Photo } from './photo.js';
+import { shrink, toPhotoBox, type Photo } from './photo.js';
 
 const SHRINK = 4;
 /** Two colours this close (the sum of their channels' differences) are one paint under one light. */
@@ -28,13 +28,7 @@ function stretchColour(
   x1: number,
   counts: Uint16Array,
 ): { colour: Rgb; share: number } {
-  counts.fill(0);
-  let top = 0;
-  for (let x = x0, p = (y * W + x0) * 3; x < x1; x++, p += 3) {
-    const bin = ((rgb[p]! >> 4) << 8) | ((rgb[p + 1]! >> 4) << 4) | (rgb[p + 2]! >> 4);
-    if (++counts[bin]! > counts[top]!) top = bin;
-  }
-  const bin = binColour(top);
+  const bin = commonest(rgb, W, x0, x1, y, y + 1, counts);
   // The bin's pixels and its neighbours' averaged: paint whose noise straddles two bins (a dark
   // edge's, mostly) is measured from its own middle, not a bin's.
   const sum = [0, 0, 0];
@@ -144,7 +138,7 @@ export async function labelsOnShelfEdges(photo: Photo): Promise<EdgeLabel[]> {
       const span = chain.at(-1)!.slice - first.slice + 1;
       if (span < slices / 2 || chain.length < 0.6 * span) continue;
       for (const b of chain) used.add(b);
-      out.push(...labelsOnEdge(rgb, W, H, chain, sw).map((b) => toPhoto(b, fx, fy, photo)));
+      out.push(...labelsOnEdge(rgb, W, H, chain, sw).map((b) => ({ ...toPhotoBox(b, { fx, fy }, photo), cut: b.cut })));
     }
   return out;
 }
@@ -181,7 +175,8 @@ function labelsOnEdge(rgb: Buffer, W: number, H: number, chain: Band[], sw: numb
       continue;
     }
     // A few columns' gap (print the colour of the edge) does not end a label.
-    const gap = Math.max(1, Math.round(0.3 * (edgeAt(x)[1] - edgeAt(x)[0])));
+    const [gy0, gy1] = edgeAt(x);
+    const gap = Math.max(1, Math.round(0.3 * (gy1 - gy0)));
     let x1 = x + 1;
     for (let miss = 0, c = x + 1; c < to && miss <= gap; c++)
       if (standsOut[c]) {
@@ -192,7 +187,7 @@ function labelsOnEdge(rgb: Buffer, W: number, H: number, chain: Band[], sw: numb
     x = x1;
     const run = x1 - x0;
     // A run at the photo's side is cut off there (or is the fixture's upright): not a whole label.
-    if (run < Math.max(4, W * 0.015) || run > W * 0.25 || x0 === 0 || x1 >= W) continue;
+    if (run < Math.max(4, W * 0.025) || run > W * 0.25 || x0 === 0 || x1 >= W) continue;
     const [y0, y1] = edgeAt((x0 + x1) / 2);
     const bh = y1 - y0;
     const reach = Math.max(2, Math.round(bh * 0.6));
@@ -228,19 +223,10 @@ function labelsOnEdge(rgb: Buffer, W: number, H: number, chain: Band[], sw: numb
     if (pastBottom) bottom = y1;
     const cut = pastTop || pastBottom;
     const lh = bottom - top;
-    // A label's print must be readable at all: 1.5 % of the photo's height and 2.5 % of its width or more.
-    if (lh < 0.5 * bh || lh < Math.max(4, H * 0.015) || run < W * 0.025 || run / lh < 0.8 || run / lh > 6) continue;
+    // A label's print must be readable at all: 1.5 % of the photo's height or more (and 2.5 % of its
+    // width, above).
+    if (lh < 0.5 * bh || lh < Math.max(4, H * 0.015) || run / lh < 0.8 || run / lh > 6) continue;
     boxes.push({ x0, y0: top, x1, y1: bottom, cut });
   }
   return boxes;
-}
-
-function toPhoto(b: EdgeLabel, fx: number, fy: number, photo: Photo): EdgeLabel {
-  return {
-    cut: b.cut,
-    x0: Math.floor(b.x0 * fx),
-    y0: Math.floor(b.y0 * fy),
-    x1: Math.min(photo.width, Math.ceil(b.x1 * fx)),
-    y1: Math.min(photo.height, Math.ceil(b.y1 * fy)),
-  };
 }
