@@ -507,7 +507,7 @@ describe('webhooks and callbacks', () => {
       const event = await createServices(em).events.record(em, {
         organisationId: org.id,
         type: 'task.created',
-        dedupeKey: `guard:${url}`,
+        dedupeKey: `guard:${org.id}:${url}`, // the organisation keeps a second run of this file (D355) off the first run's events
         data: {},
       });
       const [ref] = await services.deliveries.fanOut(event.id, hook.id);
