@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseLabelPrices, showsCurrencySign } from '../../../../src/modules/recognition/engines/local/price-parser.js';
+import {
+  parseLabelPrices,
+  pointRestored,
+  showsCurrencySign,
+} from '../../../../src/modules/recognition/engines/local/price-parser.js';
 
 describe('label price parser', () => {
   it('reads single prices in the common notations', () => {
@@ -254,5 +258,42 @@ describe('label price parser', () => {
     // Where it parses, it is a price too.
     assert.equal(showsCurrencySign('\u00a31.49'), true);
     assert.ok(parseLabelPrices('\u00a31.49'));
+  });
+
+  it('takes the price without tax where a label prints the price with tax beside it', () => {
+    for (const [text, price] of [
+      ['Fruit Gums 200g \u00a5238 incl. tax \u00a5257', 238],
+      ['\u00a5257 (tax incl.) \u00a5238', 238],
+      ['\u7a0e\u8fbc \u00a5257 \u00a5238', 238],
+      ['\u00a5238 \u00a5257 incl. tax', 238],
+      // Only the price with tax read: it is still the label's price.
+      ['incl. tax \u00a5257', 257],
+    ] as const) {
+      const read = parseLabelPrices(text);
+      assert.equal(read?.price, price, text);
+      assert.equal(read?.discountedPrice, null, text);
+      assert.equal(read?.currency, 'JPY', text);
+    }
+  });
+
+  it("puts back a decimal point the reading lost, only where the named entry's expected price says so", () => {
+    const read = (price: number | null, discountedPrice: number | null = null) => ({
+      price,
+      discountedPrice,
+      onSale: discountedPrice !== null,
+      currency: null,
+      multiBuy: null,
+    });
+    // "$2.49" printed with raised cents, read "249".
+    assert.deepEqual(pointRestored(read(249), 2.49), { price: 2.49, discountedPrice: null });
+    assert.deepEqual(pointRestored(read(249, 199), '2.49'), { price: 2.49, discountedPrice: 1.99 });
+    assert.deepEqual(pointRestored(read(249, 1.99), 2.49), { price: 2.49, discountedPrice: 1.99 });
+    // Yen has no decimals: 598 is 598 where the entry expects 598, and not 5.98 where it expects 5.
+    assert.deepEqual(pointRestored(read(598), 598), { price: 598, discountedPrice: null });
+    assert.deepEqual(pointRestored(read(598), 5), { price: 598, discountedPrice: null });
+    // Not the entry's price by a point either way, or no entry: as read.
+    assert.deepEqual(pointRestored(read(249), 2.59), { price: 249, discountedPrice: null });
+    assert.deepEqual(pointRestored(read(249), null), { price: 249, discountedPrice: null });
+    assert.deepEqual(pointRestored(null, 2.49), { price: null, discountedPrice: null });
   });
 });

@@ -17,7 +17,7 @@ import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-r
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
-import { parseLabelPrices, showsCurrencySign, type LabelPrice } from './price-parser.js';
+import { parseLabelPrices, pointRestored, showsCurrencySign, type LabelPrice } from './price-parser.js';
 import { readTagPrice } from './tag-price.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
@@ -464,12 +464,19 @@ export class LocalRecognizer implements Recognizer {
     const text = tokens(l.nameText);
     const squashed = squash(l.nameText);
     const currency = this.labelCurrency(l, entries);
+    // The price shown settles it between sizes of one product: exactly the best entry's expected price,
+    // and not another's ("Spaghetti" over ¥528 is the 1 kg pack, not the 500 g at ¥298).
+    const shown = l.price?.price ?? null;
+    const priced = (e: Entry) =>
+      shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
+    const settled = priced(best);
     return (
       containment(text, best.brand) >= 1 ||
       !entries.some(
         (e) =>
           e.entry.sku !== best.entry.sku &&
           !(currency && e.entry.currency && e.entry.currency !== currency) &&
+          !(settled && !priced(e)) &&
           showsName(text, squashed, e),
       )
     );
@@ -494,22 +501,35 @@ export class LocalRecognizer implements Recognizer {
     const given = new Set<Label>();
     const named = (l: Label) => (this.bestEntry(l, entries)?.score ?? 0) >= 0.5;
     const namesOne = (l: Label) => this.namesOne(l, entries);
+    // Paper, or the detector's find that holds a price and names nothing: a label, its name too small
+    // to read.
+    const isLabel = (l: Label) => !texts.has(l.box) || (l.price !== null && !named(l));
     for (const print of prints) {
-      if (print.price || !namesOne(print)) continue;
+      // Print that names its entry only with the label's price beside it (a name the catalogue holds in two
+      // sizes) is tried too: the two texts together must still name one entry.
+      if (print.price || (this.bestEntry(print, entries)?.score ?? 0) < 0.25) continue;
       const p = print.box;
       const below = labels
         .filter(
           (l) =>
-            // Paper, or the detector's find that holds a price and names nothing: a label, its name too
-            // small to read.
-            (!texts.has(l.box) || (l.price !== null && !named(l))) &&
+            isLabel(l) &&
             !given.has(l) &&
             l.box.y0 >= p.y1 - h(p) * 0.25 &&
-            l.box.y0 - p.y1 <= Math.max(1.5 * h(p), 0.12 * height) &&
+            l.box.y0 - p.y1 <= Math.max(1.5 * h(p), 0.35 * height) &&
             overlapX(l.box, { ...p, x0: p.x0 - w(p) * 0.25, x1: p.x1 + w(p) * 0.25 }) > 0,
         )
         .sort((a, b) => a.box.y0 - b.box.y0 || Math.abs(cx(a.box) - cx(p)) - Math.abs(cx(b.box) - cx(p)))[0];
       if (!below || named(below)) continue;
+      // The print may stand anywhere on its pack's face, up to a shelf's height above the label: the
+      // label is its pack's only where no other label's row lies between them (a shelf edge).
+      const near = { ...p, x0: p.x0 - 2 * w(p), x1: p.x1 + 2 * w(p) };
+      if (
+        below.box.y0 - p.y1 > Math.max(1.5 * h(p), 0.12 * height) &&
+        labels.some(
+          (l) => l !== below && isLabel(l) && cy(l.box) > p.y1 && l.box.y1 < below.box.y0 && overlapX(l.box, near) > 0,
+        )
+      )
+        continue;
       const both = `${print.nameText} ${below.nameText}`.trim();
       if (!namesOne({ ...below, nameText: both })) continue;
       below.nameText = both;
@@ -1140,8 +1160,7 @@ export class LocalRecognizer implements Recognizer {
       sku: known?.entry.sku ?? null,
       category: known?.entry.category ?? null,
       subcategory: known?.entry.subcategory ?? null,
-      price: label.price?.price ?? null,
-      discountedPrice: label.price?.discountedPrice ?? null,
+      ...pointRestored(label.price, known?.entry.expectedPrice ?? null),
       currency: label.price?.currency ?? known?.entry.currency ?? null,
       onSale: label.price?.onSale ?? false,
       confidenceScore: byBarcode ? 0.95 : known ? Math.round((0.5 + 0.45 * known.score) * 100) / 100 : 0.3,

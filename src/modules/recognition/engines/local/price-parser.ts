@@ -59,6 +59,21 @@ function unitPrice(text: string, start: number, end: number): boolean {
   );
 }
 
+/**
+ * The price with tax printed beside the price without it (`¥238 incl. tax ¥257`, `¥257 (tax incl.)`,
+ * `税込 ¥257`): the shelf's own price is the other one, the one the catalogue expects. Read as a second
+ * price, the higher, it was taken for the regular price.
+ */
+function taxIncluded(text: string, start: number, end: number): boolean {
+  return (
+    /(?:\bincl?\.?\s?(?:tax|vat)|\b(?:tax|vat)\s?incl?\b\.?|税込み?)\s?[:(]?\s?$/i.test(
+      text.slice(Math.max(0, start - 14), start),
+    ) ||
+    // After it only where no price follows the words: `¥238 incl. tax ¥257` names the second.
+    /^\s?\(?(?:incl?\.?\s?(?:tax|vat)|(?:tax|vat)\s?incl?\b|税込)\.?\)?(?!\s?[£$€¥\d])/i.test(text.slice(end, end + 16))
+  );
+}
+
 /** Reads the prices on one label's text. Returns null when the text holds no price. */
 export function parseLabelPrices(text: string): LabelPrice | null {
   return readMultiUnread(text) ?? readPrices(text);
@@ -109,9 +124,18 @@ function readPrices(text: string): LabelPrice | null {
   const rest = multiMatch ? normalized.replace(multiMatch[0], ' ') : normalized;
 
   const amounts: number[] = [];
+  // Prices with tax, kept apart: the price when the label's own was not read (taxIncluded).
+  const withTax: number[] = [];
   for (const m of rest.matchAll(AMOUNT)) {
     const g = m.groups!;
     if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
+    const yenWithTax = (g.yen1 ?? g.yen2 ?? g.yen3) && taxIncluded(rest, m.index, m.index + m[0].length);
+    if (yenWithTax || (g.int && taxIncluded(rest, m.index, m.index + m[0].length))) {
+      withTax.push(Number((g.yen1 ?? g.yen2 ?? g.yen3 ?? `${g.int}.${g.dec}`).replace(/,/g, '')));
+      const cur = yenWithTax ? '¥' : (g.cur1 ?? g.cur2);
+      if (cur) currency ??= SYMBOLS[cur] ?? (CODES.includes(cur) ? cur : null);
+      continue;
+    }
     if (g.pence) {
       amounts.push(Number(g.pence) / 100);
       currency ??= 'GBP';
@@ -132,6 +156,7 @@ function readPrices(text: string): LabelPrice | null {
     const cur = g.cur1 ?? g.cur2;
     if (cur) currency ??= SYMBOLS[cur] ?? (CODES.includes(cur) ? cur : null);
   }
+  if (amounts.length === 0) amounts.push(...withTax);
   if (amounts.length === 0 && !multiBuy)
     for (const m of rest.matchAll(SPACED)) {
       if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
@@ -171,6 +196,29 @@ function readPrices(text: string): LabelPrice | null {
     onSale: true,
     currency,
     multiBuy,
+  };
+}
+
+/**
+ * The label's price and offer price, with the decimal point put back where the reading lost it: a
+ * whole number that is exactly the named entry's expected price in cents ("$2.49" printed with raised
+ * cents and read "249"). The offer price, a whole number too, lost its point the same way.
+ */
+export function pointRestored(
+  price: LabelPrice | null,
+  expected: number | string | null,
+): { price: number | null; discountedPrice: number | null } {
+  const [shown, offer] = [price?.price ?? null, price?.discountedPrice ?? null];
+  const lost =
+    shown !== null &&
+    expected !== null &&
+    Number.isInteger(shown) &&
+    shown >= 100 &&
+    Math.abs(shown / 100 - Number(expected)) < 0.005;
+  if (!lost) return { price: shown, discountedPrice: offer };
+  return {
+    price: shown / 100,
+    discountedPrice: offer !== null && Number.isInteger(offer) && offer >= 100 && offer < shown ? offer / 100 : offer,
   };
 }
 

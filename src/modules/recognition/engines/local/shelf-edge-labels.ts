@@ -63,6 +63,16 @@ const binColour = (bin: number): Rgb => [((bin >> 8) << 4) + 8, (((bin >> 4) & 1
 
 const close = (a: Rgb, b: Rgb) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]) <= SAME;
 
+/**
+ * Two slices' bands of one edge: one colour, or both dark with one hue. A black price channel lit from
+ * above reads rgb 31 at its ends and 70 in its middle, further apart than SAME, while its labels
+ * stand out from either by far more.
+ */
+const sameEdge = (a: Rgb, b: Rgb) =>
+  close(a, b) ||
+  (Math.max(...a, ...b) < 112 &&
+    Math.abs(a[0] - a[1] - (b[0] - b[1])) + Math.abs(a[1] - a[2] - (b[1] - b[2])) <= SAME / 2);
+
 /** A band of one colour in one vertical slice of the photo. */
 type Band = { slice: number; y0: number; y1: number; colour: Rgb };
 
@@ -108,7 +118,8 @@ export async function labelsOnShelfEdges(photo: Photo): Promise<EdgeLabel[]> {
       };
       const bounded = ends(y - 1, -1) && ends(end, 1);
       if (bounded && end - y >= Math.max(3, H * 0.005) && end - y <= H * 0.1)
-        found.push({ slice: s, y0: y, y1: end, colour: start.colour });
+        // Its colour is its middle row's: the first is often half the lip above it.
+        found.push({ slice: s, y0: y, y1: end, colour: rows[(y + end) >> 1]!.colour });
       y = end;
     }
     bands.push(found);
@@ -125,7 +136,9 @@ export async function labelsOnShelfEdges(photo: Photo): Promise<EdgeLabel[]> {
         const next = bands[t]!.find(
           (b) =>
             !used.has(b) &&
-            close(b.colour, first.colour) &&
+            // Against the last band's colour, not the first's: light falls off along a shelf, and a
+            // dark edge's colour drifts slice by slice (rgb 32 to 79 across one photo).
+            sameEdge(b.colour, last.colour) &&
             Math.min(b.y1, last.y1) - Math.max(b.y0, last.y0) >= 0.5 * Math.min(b.y1 - b.y0, last.y1 - last.y0),
         );
         if (next) {
@@ -146,7 +159,6 @@ export async function labelsOnShelfEdges(photo: Photo): Promise<EdgeLabel[]> {
 /** The labels along one shelf edge: its height at each column drawn between its slices' bands. */
 function labelsOnEdge(rgb: Buffer, W: number, H: number, chain: Band[], sw: number): EdgeLabel[] {
   const counts = new Uint16Array(4096);
-  const colour = chain[0]!.colour;
   const xs = chain.map((b) => (b.slice + 0.5) * sw);
   // Labels may cover the edge's ends whole (so no band is seen there): two slices more each side.
   const from = Math.max(0, Math.round((chain[0]!.slice - 2) * sw));
@@ -159,13 +171,24 @@ function labelsOnEdge(rgb: Buffer, W: number, H: number, chain: Band[], sw: numb
     const t = xs.length < 2 ? 0 : Math.max(0, Math.min(1, (x - xs[k]!) / (xs[k + 1]! - xs[k]!)));
     return [Math.round(a.y0 + t * (b.y0 - a.y0)), Math.round(a.y1 + t * (b.y1 - a.y1))];
   };
-  const apart = (x: number, y: number) => dist(colour, rgb, (y * W + x) * 3) > APART;
+  // The edge's colour at a column: its nearest slice's.
+  const colourAt = (x: number) =>
+    chain[
+      Math.min(
+        chain.length - 1,
+        Math.max(
+          0,
+          xs.findIndex((c) => c + sw / 2 > x),
+        ),
+      )
+    ]!.colour;
   // Columns standing out through most of the edge's height.
   const standsOut = new Uint8Array(W);
   for (let x = from; x < to; x++) {
     const [y0, y1] = edgeAt(x);
+    const colour = colourAt(x);
     let n = 0;
-    for (let y = y0; y < y1; y++) if (apart(x, y)) n++;
+    for (let y = y0; y < y1; y++) if (dist(colour, rgb, (y * W + x) * 3) > APART) n++;
     standsOut[x] = n >= 0.6 * (y1 - y0) ? 1 : 0;
   }
   const boxes: EdgeLabel[] = [];
