@@ -3,23 +3,12 @@ import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LocalRecognizer } from '../../../../src/modules/recognition/engines/local/local-recognizer.js';
 import { shelfInput } from '../../../helpers/shelf-photos.js';
+import { catalogueEntry } from '../../../helpers/catalogue-entries.js';
 import { OcrPool } from '../../../../src/modules/recognition/engines/local/ocr-pool.js';
-import type { CatalogueEntry } from '../../../../src/modules/recognition/recognizer.js';
 
 // A catalogue spanning countries, as the second generator's: the same products once per currency,
 // the pound entries listed first (a label named in no currency takes the first of a tie).
-const entry = (sku: string, brand: string, name: string, expectedPrice: number, currency: string): CatalogueEntry => ({
-  sku,
-  upc: null,
-  brand,
-  name,
-  category: null,
-  subcategory: null,
-  sizeValue: null,
-  sizeUnit: null,
-  expectedPrice,
-  currency,
-});
+const entry = catalogueEntry;
 const catalogue = [
   entry('GBP-COLA', 'Sunvale', 'Cola 330ml', 0.99, 'GBP'),
   entry('GBP-TEA', 'Kestrel', 'Green Tea 40 bags', 1.89, 'GBP'),

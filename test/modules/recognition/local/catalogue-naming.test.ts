@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { indexCatalogue, tokens } from '../../../../src/modules/recognition/catalogue-matcher.js';
+import {
+  brandAndOwnWord,
+  distinctName,
+  squash,
+} from '../../../../src/modules/recognition/engines/local/catalogue-naming.js';
+import { catalogueEntry } from '../../../helpers/catalogue-entries.js';
+
+const entry = (sku: string, brand: string, name: string) => catalogueEntry(sku, brand, name, null, 'USD');
+
+const entries = indexCatalogue([
+  entry('conserve', 'Shopwise', 'Apricot Conserve 12 oz'),
+  entry('jam-shopwise', 'Shopwise', 'Strawberry Jam 454g'),
+  entry('jam-willow', 'Willow & Vance', 'Strawberry Jam 12 oz'),
+  entry('tea-40', 'Tamstead Farm', 'Breakfast Tea 40 ct'),
+  entry('tea-80', 'Tamstead Farm', 'Breakfast Tea 80 Bags'),
+  entry('sauce', 'Heather Kitchen', 'Brown Sauce 17.6 oz'),
+]);
+const named = (text: string, how: typeof brandAndOwnWord) =>
+  how(tokens(text), squash(text), entries)?.entry.sku ?? null;
+
+describe("naming a catalogue entry from a pack's print", () => {
+  it('names the one entry whose brand the print shows beside a word no other entry of that brand has (D381)', () => {
+    // One letter misread ("conrserve"), the brand run together, or read whole.
+    assert.equal(named('SHOPWISE conrserve', brandAndOwnWord), 'conserve');
+    assert.equal(named('SHOPWISE Strawberry', brandAndOwnWord), 'jam-shopwise');
+    assert.equal(named('WILLOW&VANCE Strawberry', brandAndOwnWord), 'jam-willow');
+    // The brand's two teas share every word of their names but their sizes: neither.
+    assert.equal(named('TAMSTEADFARM BREAKFAST TEA', brandAndOwnWord), null);
+    // No brand, or only a short word beside it ("Jam" is on both jams): nothing.
+    assert.equal(named('Strawberry Jam', brandAndOwnWord), null);
+    assert.equal(named('SHOPWISE Jam', brandAndOwnWord), null);
+  });
+
+  it('names the one entry whose whole name the print shows, without its brand (D379)', () => {
+    assert.equal(named('BROWN SAUCE', distinctName), 'sauce');
+    // Two brands' Strawberry Jam: neither.
+    assert.equal(named('STRAWBERRY JAM', distinctName), null);
+  });
+});
