@@ -22,6 +22,10 @@ const truth = JSON.parse(readFileSync(`${dir}/shelf-08.json`, 'utf8')) as ShelfT
 // found 6 of its 11 products, 4 of them priced right; taking the label below the print up to the next
 // shelf edge and letting the price shown settle the size gives 7, 6 priced right.
 const closer = JSON.parse(readFileSync(`${dir}/shelf-01.json`, 'utf8')) as ShelfTruth;
+// And its shelf-05: US labels whose prices print raised cents ($3²⁹), read by their tallest row as a
+// bare `329` (or `7529`). With the bare integer taken first (d89c4a9) it found 7 of its 10 products,
+// 3 priced right; reading the dollars and the cents apart first (D381) gives 9, 5 priced right.
+const raised = JSON.parse(readFileSync(`${dir}/shelf-05.json`, 'utf8')) as ShelfTruth;
 
 describe('local recognizer on a wide shot whose labels are too small to read', () => {
   const engines = new RecognitionEngines();
@@ -43,6 +47,16 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
     const named = products.map((p) => `${p.sku ?? '-'} ${p.price}`).join(', ');
     assert.ok(s.found >= 7, `${s.found} of ${s.truth} found: ${named}`);
     assert.ok(s.pricesRight >= 6, `${s.pricesRight} priced right: ${named}`);
+    assert.equal(s.falsePositives, 0, named);
+  });
+
+  it('reads prices printed with raised cents on labels whose name is too small to read', async () => {
+    const recognizer = await engines.create('local');
+    const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${raised.image}`), catalogue));
+    const s = scoreShelf(products, raised, catalogue);
+    const named = products.map((p) => `${p.sku ?? '-'} ${p.price}`).join(', ');
+    assert.ok(s.found >= 9, `${s.found} of ${s.truth} found: ${named}`);
+    assert.ok(s.pricesRight >= 5, `${s.pricesRight} priced right: ${named}`);
     assert.equal(s.falsePositives, 0, named);
   });
 });

@@ -930,11 +930,9 @@ export class LocalRecognizer implements Recognizer {
     const learnedNamed = this.bestEntry(learned, entries)?.score ?? 0;
     let out = { nameText: learnedNamed > named ? learned.nameText : label.nameText, price };
     if (completeness(learned.price) > completeness(price)) out = { ...out, price: learned.price };
-    // Still no price: tags that print a bare integer (198, as yen tags do) show it as their tallest
-    // row of digits.
-    if (completeness(out.price) === 0 && onPaper && seen.price !== null) out = { ...out, price: barePrice(seen.price) };
-    // Still none: a price with raised cents ($1⁵⁹), read as two lines of their own sizes (D381). Not
-    // where the catalogue prices only in yen, which has no cents.
+    // Still none: a price with raised cents ($1⁵⁹, 5³⁹ €), read as two lines of their own sizes (D381),
+    // before the tallest row's bare integer, which reads such a price without its point (`539`, or
+    // `7496` with the € read as a 6). Not where the catalogue prices only in yen, which has no cents.
     const currencies = catalogueCurrencies(entries);
     if (completeness(out.price) === 0 && !(currencies.size === 1 && currencies.has('JPY'))) {
       const raised = await readRaisedCents(
@@ -947,6 +945,9 @@ export class LocalRecognizer implements Recognizer {
         out = { ...out, price: barePrice(raised) };
       }
     }
+    // Still no price: tags that print a bare integer (198, as yen tags do) show it as their tallest
+    // row of digits.
+    if (completeness(out.price) === 0 && onPaper && seen.price !== null) out = { ...out, price: barePrice(seen.price) };
     return out;
   }
 
