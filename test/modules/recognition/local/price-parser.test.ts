@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   parseLabelPrices,
-  pointRestored,
+  priceForEntry,
   showsCurrencySign,
 } from '../../../../src/modules/recognition/engines/local/price-parser.js';
 
@@ -285,15 +285,65 @@ describe('label price parser', () => {
       multiBuy: null,
     });
     // "$2.49" printed with raised cents, read "249".
-    assert.deepEqual(pointRestored(read(249), 2.49), { price: 2.49, discountedPrice: null });
-    assert.deepEqual(pointRestored(read(249, 199), '2.49'), { price: 2.49, discountedPrice: 1.99 });
-    assert.deepEqual(pointRestored(read(249, 1.99), 2.49), { price: 2.49, discountedPrice: 1.99 });
+    assert.deepEqual(priceForEntry(read(249), { expectedPrice: 2.49, sizeValue: null }), {
+      price: 2.49,
+      discountedPrice: null,
+    });
+    assert.deepEqual(priceForEntry(read(249, 199), { expectedPrice: '2.49', sizeValue: null }), {
+      price: 2.49,
+      discountedPrice: 1.99,
+    });
+    assert.deepEqual(priceForEntry(read(249, 1.99), { expectedPrice: 2.49, sizeValue: null }), {
+      price: 2.49,
+      discountedPrice: 1.99,
+    });
     // Yen has no decimals: 598 is 598 where the entry expects 598, and not 5.98 where it expects 5.
-    assert.deepEqual(pointRestored(read(598), 598), { price: 598, discountedPrice: null });
-    assert.deepEqual(pointRestored(read(598), 5), { price: 598, discountedPrice: null });
+    assert.deepEqual(priceForEntry(read(598), { expectedPrice: 598, sizeValue: null }), {
+      price: 598,
+      discountedPrice: null,
+    });
+    assert.deepEqual(priceForEntry(read(598), { expectedPrice: 5, sizeValue: null }), {
+      price: 598,
+      discountedPrice: null,
+    });
     // Not the entry's price by a point either way, or no entry: as read.
-    assert.deepEqual(pointRestored(read(249), 2.59), { price: 249, discountedPrice: null });
-    assert.deepEqual(pointRestored(read(249), null), { price: 249, discountedPrice: null });
-    assert.deepEqual(pointRestored(null, 2.49), { price: null, discountedPrice: null });
+    assert.deepEqual(priceForEntry(read(249), { expectedPrice: 2.59, sizeValue: null }), {
+      price: 249,
+      discountedPrice: null,
+    });
+    assert.deepEqual(priceForEntry(read(249), { expectedPrice: null, sizeValue: null }), {
+      price: 249,
+      discountedPrice: null,
+    });
+    assert.deepEqual(priceForEntry(null, { expectedPrice: 2.49, sizeValue: null }), {
+      price: null,
+      discountedPrice: null,
+    });
+    assert.deepEqual(priceForEntry(read(249), null), { price: 249, discountedPrice: null });
+  });
+
+  it("leaves out a price that is the named entry's size, not its price (D381)", () => {
+    const read = (price: number, discountedPrice: number | null = null) => ({
+      price,
+      discountedPrice,
+      onSale: discountedPrice !== null,
+      currency: null,
+      multiBuy: null,
+    });
+    // "SALT & VINEGAR CHIPS 3.5 OZ ... $2.49": the size read, the price lost.
+    assert.deepEqual(priceForEntry(read(3.5), { expectedPrice: 2.49, sizeValue: 3.5 }), {
+      price: null,
+      discountedPrice: null,
+    });
+    assert.deepEqual(priceForEntry(read(14.1, 0.99), { expectedPrice: '1.59', sizeValue: '14.1' }), {
+      price: null,
+      discountedPrice: 0.99,
+    });
+    // A price that is both (a 2-litre bottle at 2.00) is the price.
+    assert.deepEqual(priceForEntry(read(2), { expectedPrice: 2, sizeValue: 2 }), { price: 2, discountedPrice: null });
+    assert.deepEqual(priceForEntry(read(3.5), { expectedPrice: null, sizeValue: 500 }), {
+      price: 3.5,
+      discountedPrice: null,
+    });
   });
 });

@@ -17,7 +17,7 @@ import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-r
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
-import { parseLabelPrices, pointRestored, showsCurrencySign, type LabelPrice } from './price-parser.js';
+import { parseLabelPrices, priceForEntry, showsCurrencySign, type LabelPrice } from './price-parser.js';
 import { readRaisedCents } from './raised-cents.js';
 import {
   squash,
@@ -328,7 +328,15 @@ export class LocalRecognizer implements Recognizer {
       }
       products.push(product);
     }
-    return this.inRows([...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)]);
+    const all = this.inRows([
+      ...products,
+      ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height),
+    ]);
+    // Each price as its entry says it can be read (a lost decimal point, a size read as a price),
+    // once every product is placed: a sighting's price decides which sighting stands for a product
+    // (inRows), and a size read as a price still marks the product's own label.
+    const bySku = new Map(entries.map((e) => [e.entry.sku, e.entry]));
+    return all.map((p) => (p.sku ? { ...p, ...priceForEntry(p, bySku.get(p.sku) ?? null) } : p));
   }
 
   /**
@@ -1083,7 +1091,8 @@ export class LocalRecognizer implements Recognizer {
       sku: known?.entry.sku ?? null,
       category: known?.entry.category ?? null,
       subcategory: known?.entry.subcategory ?? null,
-      ...pointRestored(label.price, known?.entry.expectedPrice ?? null),
+      price: label.price?.price ?? null,
+      discountedPrice: label.price?.discountedPrice ?? null,
       currency: label.price?.currency ?? known?.entry.currency ?? null,
       onSale: label.price?.onSale ?? false,
       confidenceScore: byBarcode ? 0.95 : known ? Math.round((0.5 + 0.45 * known.score) * 100) / 100 : 0.3,

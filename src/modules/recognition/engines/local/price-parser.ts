@@ -200,26 +200,29 @@ function readPrices(text: string): LabelPrice | null {
 }
 
 /**
- * The label's price and offer price, with the decimal point put back where the reading lost it: a
- * whole number that is exactly the named entry's expected price in cents ("$2.49" printed with raised
- * cents and read "249"). The offer price, a whole number too, lost its point the same way.
+ * The label's price and offer price as the named entry says they can be read:
+ * - with the decimal point put back where the reading lost it: a whole number that is exactly the
+ *   entry's expected price in cents ("$2.49" printed with raised cents and read "249"; D380). The
+ *   offer price, a whole number too, lost its point the same way.
+ * - without a price that is the entry's size and not its expected price ("3.5 OZ" read as 3.5, the
+ *   size printed beside a price the reading lost; D381): no price rather than its size.
  */
-export function pointRestored(
-  price: LabelPrice | null,
-  expected: number | string | null,
+export function priceForEntry(
+  price: Pick<LabelPrice, 'price' | 'discountedPrice'> | null,
+  entry: { expectedPrice: number | string | null; sizeValue: number | string | null } | null,
 ): { price: number | null; discountedPrice: number | null } {
   const [shown, offer] = [price?.price ?? null, price?.discountedPrice ?? null];
-  const lost =
-    shown !== null &&
-    expected !== null &&
-    Number.isInteger(shown) &&
-    shown >= 100 &&
-    Math.abs(shown / 100 - Number(expected)) < 0.005;
-  if (!lost) return { price: shown, discountedPrice: offer };
-  return {
-    price: shown / 100,
-    discountedPrice: offer !== null && Number.isInteger(offer) && offer >= 100 && offer < shown ? offer / 100 : offer,
-  };
+  const expected = entry?.expectedPrice ?? null;
+  const is = (value: number, other: number | string | null) =>
+    other !== null && Math.abs(value - Number(other)) < 0.005;
+  if (shown !== null && Number.isInteger(shown) && shown >= 100 && is(shown / 100, expected))
+    return {
+      price: shown / 100,
+      discountedPrice: offer !== null && Number.isInteger(offer) && offer >= 100 && offer < shown ? offer / 100 : offer,
+    };
+  if (shown !== null && is(shown, entry?.sizeValue ?? null) && !is(shown, expected))
+    return { price: null, discountedPrice: offer };
+  return { price: shown, discountedPrice: offer };
 }
 
 /**
