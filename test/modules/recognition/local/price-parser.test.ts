@@ -72,6 +72,15 @@ describe('label price parser', () => {
       'SAVE 20% €2.79 €3.49',
     ])
       assert.equal(parseLabelPrices(text)?.onSale, true, text);
+    // A member's price is an offer too (D381); a word of a name is not ("CLUB SODA").
+    for (const [text, price, offer] of [
+      ['Fable Fizz Ginger Beer 330ml 1,59 € Loyalty Price 1,39 €', 1.59, 1.39],
+      ['£2.50 Clubcard Price £2.00', 2.5, 2],
+      ['$2.49 Rewards Price $2.29', 2.49, 2.29],
+      ['Spaghetti 1kg ¥528 Card Price ¥408', 528, 408],
+      ['CLUB SODA £1.29 £0.65', 1.29, null],
+    ] as const)
+      assert.deepEqual([parseLabelPrices(text)?.price, parseLabelPrices(text)?.discountedPrice], [price, offer], text);
   });
 
   it("leaves out a price by the measure, printed under the label's own (D310)", () => {

@@ -37,10 +37,11 @@ const MULTI_UNREAD =
   /(?<![\p{L}\p{N}])[iIlLeES|!]{1,2}\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/u;
 const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
 /**
- * What an offer label says beside its two prices. Without any of it, a second price is the price by
- * the measure whose "per 100g" OCR did not read (`£0.74 per 1009`), not an offer.
+ * What an offer label says beside its two prices, a member's price among them (`Clubcard Price`,
+ * `Loyalty Price £1.39`, D381). Without any of it, a second price is the price by the measure whose
+ * "per 100g" OCR did not read (`£0.74 per 1009`), not an offer.
  */
-const OFFER = /\b(?:WAS|NOW|SAVE|OFFER|REDUCED|DROP|DEAL|SALE|SPECIAL)\b|%/i;
+const OFFER = /\b(?:WAS|NOW|SAVE|OFFER|REDUCED|DROP|DEAL|SALE|SPECIAL|(?:MEMBERS?|LOYALTY|CLUB\w*|REWARDS?|CARD) PRICE)\b|%/i;
 
 function round2(v: number) {
   return Math.round(v * 100) / 100;
