@@ -41,7 +41,8 @@ const WAS_NOW = /\bWAS\b.*?\bNOW\b/i;
  * `Loyalty Price £1.39`, D381). Without any of it, a second price is the price by the measure whose
  * "per 100g" OCR did not read (`£0.74 per 1009`), not an offer.
  */
-const OFFER = /\b(?:WAS|NOW|SAVE|OFFER|REDUCED|DROP|DEAL|SALE|SPECIAL|(?:MEMBERS?|LOYALTY|CLUB\w*|REWARDS?|CARD) PRICE)\b|%/i;
+const OFFER =
+  /\b(?:WAS|NOW|SAVE|OFFER|REDUCED|DROP|DEAL|SALE|SPECIAL|(?:MEMBERS?|LOYALTY|CLUB\w*|REWARDS?|CARD) PRICE)\b|%/i;
 
 function round2(v: number) {
   return Math.round(v * 100) / 100;
