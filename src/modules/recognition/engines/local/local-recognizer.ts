@@ -17,7 +17,13 @@ import { CLOSE_LOOK, FIRST_LOOK, readLabels, type LabelReading } from './label-r
 import type { Box, OcrLine, OcrPool } from './ocr-pool.js';
 import { decodePhoto, greenChannel, type GreyImage, type Photo } from './photo.js';
 import { checkpoint } from './photo-stop.js';
-import { parseLabelPrices, priceForEntry, showsCurrencySign, type LabelPrice } from './price-parser.js';
+import {
+  parseLabelPrices,
+  priceForEntry,
+  showsCurrencySign,
+  showsExpectedPrice,
+  type LabelPrice,
+} from './price-parser.js';
 import { readRaisedCents } from './raised-cents.js';
 import {
   squash,
@@ -135,6 +141,46 @@ function catalogueCurrencies(entries: Entry[]): Set<string> {
   if (!seen)
     currenciesOf.set(entries, (seen = new Set(entries.map((e) => e.entry.currency).filter((c): c is string => !!c))));
   return seen;
+}
+
+/**
+ * A product named without a price (its pack's print), and a label near it whose price was read but
+ * not its name: where that price is exactly the named entry's expected price, and no other unpriced
+ * product near the label has that price, the label is the product's (D382). The label gives its price
+ * and is no product of its own (it named nothing). Near: the label's middle within the product's
+ * columns (a facing either side) and not above the product's top.
+ */
+export function pricedByUnnamedLabels(
+  products: RecognizedProduct[],
+  bySku: Map<string, CatalogueEntry>,
+): RecognizedProduct[] {
+  const taken = new Set<RecognizedProduct>();
+  for (const u of products) {
+    if (u.sku !== null || u.price === null || !u.box) continue;
+    const [ux, uy] = [u.box.x + u.box.width / 2, u.box.y + u.box.height / 2];
+    const fits = products.filter(
+      (p) =>
+        p.sku !== null &&
+        p.price === null &&
+        !taken.has(p) &&
+        p.box != null &&
+        ux >= p.box.x - p.box.width &&
+        ux <= p.box.x + 2 * p.box.width &&
+        uy >= p.box.y &&
+        showsExpectedPrice(u.price, bySku.get(p.sku)?.expectedPrice ?? null),
+    );
+    if (fits.length !== 1) continue;
+    const p = fits[0]!;
+    Object.assign(p, {
+      price: u.price,
+      discountedPrice: u.discountedPrice,
+      onSale: u.onSale,
+      currency: u.currency ?? p.currency,
+    });
+    taken.add(p);
+    taken.add(u);
+  }
+  return products.filter((p) => !(p.sku === null && taken.has(p)));
 }
 
 export type LocalRecognizerOptions = {
@@ -328,14 +374,16 @@ export class LocalRecognizer implements Recognizer {
       }
       products.push(product);
     }
-    const all = this.inRows([
-      ...products,
-      ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height),
-    ]);
+    const bySku = new Map(entries.map((e) => [e.entry.sku, e.entry]));
+    const all = this.inRows(
+      pricedByUnnamedLabels(
+        [...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)],
+        bySku,
+      ),
+    );
     // Each price as its entry says it can be read (a lost decimal point, a size read as a price),
     // once every product is placed: a sighting's price decides which sighting stands for a product
     // (inRows), and a size read as a price still marks the product's own label.
-    const bySku = new Map(entries.map((e) => [e.entry.sku, e.entry]));
     return all.map((p) => (p.sku ? { ...p, ...priceForEntry(p, bySku.get(p.sku) ?? null) } : p));
   }
 

@@ -202,6 +202,16 @@ function readPrices(text: string): LabelPrice | null {
 }
 
 /**
+ * The price shown is the entry's expected price, exactly or with its decimal point lost ("$3²⁹" read
+ * `329` for 3.29).
+ */
+export function showsExpectedPrice(shown: number | null, expected: number | string | null): boolean {
+  if (shown === null || expected === null) return false;
+  const e = Number(expected);
+  return Math.abs(shown - e) < 0.005 || (Number.isInteger(shown) && shown >= 100 && Math.abs(shown / 100 - e) < 0.005);
+}
+
+/**
  * The label's price and offer price as the named entry says they can be read:
  * - with the decimal point put back where the reading lost it: a whole number that is exactly the
  *   entry's expected price in cents ("$2.49" printed with raised cents and read "249"; D380). The
