@@ -76,7 +76,6 @@ export async function readRaisedCents(ocr: PaddleOcr, rgb: RawImage, box: Box): 
     y1: region.y0 + (Math.max(...cs.map((c) => c.y1)) + pad) / scale,
   });
   const [whole, part] = await ocr.recognizeBoxes(rgb, [around(units, 0.2 * ah), around(cents, 0.15 * ah)]);
-  console.error('rc', units.length, cents.length, whole?.text, whole?.confidence, part?.text, part?.confidence);
   if (!whole || !part || whole.confidence < SURE.units || part.confidence < SURE.cents) return null;
   // The units may read with the currency sign the label prints small before them; the cents with the
   // sign or ¢ printed after them.
