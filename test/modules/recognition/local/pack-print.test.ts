@@ -31,30 +31,31 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
   const engines = new RecognitionEngines();
   after(() => engines.close());
 
-  it("names products from their packs' print over the labels, and nothing that is not on the shelf", async () => {
+  /** One photo read, scored against its truth; `named`: what it gave, for the assertions' messages. */
+  async function read(shelf: ShelfTruth) {
     const recognizer = await engines.create('local');
-    const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${truth.image}`), catalogue));
-    const s = scoreShelf(products, truth, catalogue);
-    const named = products.map((p) => p.sku ?? '-').join(' ');
+    const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${shelf.image}`), catalogue));
+    return {
+      s: scoreShelf(products, shelf, catalogue),
+      named: products.map((p) => `${p.sku ?? '-'} ${p.price}`).join(', '),
+    };
+  }
+
+  it("names products from their packs' print over the labels, and nothing that is not on the shelf", async () => {
+    const { s, named } = await read(truth);
     assert.ok(s.found >= 8, `${s.found} of ${s.truth} found: ${named}`);
     assert.equal(s.falsePositives, 0, named);
   });
 
   it("prices a pack's print with the label below it a shelf's height away, and names a size by the price shown", async () => {
-    const recognizer = await engines.create('local');
-    const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${closer.image}`), catalogue));
-    const s = scoreShelf(products, closer, catalogue);
-    const named = products.map((p) => `${p.sku ?? '-'} ${p.price}`).join(', ');
+    const { s, named } = await read(closer);
     assert.ok(s.found >= 7, `${s.found} of ${s.truth} found: ${named}`);
     assert.ok(s.pricesRight >= 6, `${s.pricesRight} priced right: ${named}`);
     assert.equal(s.falsePositives, 0, named);
   });
 
   it('reads prices printed with raised cents on labels whose name is too small to read', async () => {
-    const recognizer = await engines.create('local');
-    const products = await recognizer.recognize(await shelfInput(readFileSync(`${dir}/${raised.image}`), catalogue));
-    const s = scoreShelf(products, raised, catalogue);
-    const named = products.map((p) => `${p.sku ?? '-'} ${p.price}`).join(', ');
+    const { s, named } = await read(raised);
     assert.ok(s.found >= 9, `${s.found} of ${s.truth} found: ${named}`);
     assert.ok(s.pricesRight >= 5, `${s.pricesRight} priced right: ${named}`);
     assert.equal(s.falsePositives, 0, named);
