@@ -15,6 +15,9 @@ export function nearlyEqual(a: string, b: string): boolean {
   return a.slice(i + 1) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i) || a.slice(i) === b.slice(i + 1);
 }
 
+/** The word is among the text's, or one is it misread by a letter (nearlyEqual). */
+const readsWord = (text: Set<string>, word: string) => text.has(word) || [...text].some((u) => nearlyEqual(word, u));
+
 /**
  * The text's letters and digits run together: the learned recognizer often reads a label's words
  * without the spaces between them ("PinecrestDriedApricots"), or splits a word ("Sw eetcorn").
@@ -53,13 +56,7 @@ const SIZE_WORD = /^(?:\d+|g|kg|ml|cl|l|ltr|oz|lb|pk|each|per)$/;
 /** One of the entry's name words (not its brand's, not a size), four letters or more, read on the label. */
 export function namesAWord(text: Set<string>, e: IndexedEntry): boolean {
   for (const t of e.tokens)
-    if (
-      t.length >= 4 &&
-      !SIZE_WORD.test(t) &&
-      !e.brand.has(t) &&
-      (text.has(t) || [...text].some((u) => nearlyEqual(t, u)))
-    )
-      return true;
+    if (t.length >= 4 && !SIZE_WORD.test(t) && !e.brand.has(t) && readsWord(text, t)) return true;
   return false;
 }
 
@@ -112,10 +109,7 @@ export function distinctName(text: Set<string>, squashed: string, entries: Entry
 export function showsBrand(text: Set<string>, squashed: string, e: Entry): boolean {
   if (e.brand.size === 0) return false;
   const together = [...e.brand].join('');
-  return (
-    [...e.brand].every((t) => text.has(t) || [...text].some((u) => nearlyEqual(t, u))) ||
-    (together.length >= 8 && squashed.includes(together))
-  );
+  return [...e.brand].every((t) => readsWord(text, t)) || (together.length >= 8 && squashed.includes(together));
 }
 
 /**
@@ -125,9 +119,9 @@ export function showsBrand(text: Set<string>, squashed: string, e: Entry): boole
  */
 export function brandAndOwnWord(text: Set<string>, squashed: string, entries: Entry[]): Entry | null {
   let found: Entry | null = null;
+  const shown = (t: string) => readsWord(text, t) || squashed.includes(t);
   for (const e of entries) {
     if (!showsBrand(text, squashed, e)) continue;
-    const shown = (t: string) => text.has(t) || [...text].some((u) => nearlyEqual(t, u)) || squashed.includes(t);
     const sameBrand = entries.filter((o) => o !== e && o.entry.brand === e.entry.brand);
     const own = [...nameWords(e)].some(
       (t) =>

@@ -20,6 +20,7 @@ import { checkpoint } from './photo-stop.js';
 import {
   parseLabelPrices,
   priceForEntry,
+  samePrice,
   showsCurrencySign,
   showsExpectedPrice,
   type LabelPrice,
@@ -92,6 +93,9 @@ const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length 
 /** The box's middle lies inside the label (with a quarter of its height to spare). */
 const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
 
+/** The entry may be priced in `currency` (a label's): it is, or either is unknown. */
+const pricedIn = (e: Entry, currency: string | null) => !currency || !e.entry.currency || e.entry.currency === currency;
+
 /**
  * One shelf is priced in one currency. A catalogue spanning countries holds the same product once
  * per currency (the same brand and name), and a label whose price was not read would otherwise be
@@ -117,8 +121,7 @@ function shelfCurrency(labels: Label[], entries: Entry[]): string | null {
     for (const e of entries)
       if (
         e.entry.currency &&
-        e.entry.expectedPrice !== null &&
-        Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005 &&
+        samePrice(shown, e.entry.expectedPrice) &&
         ((e.brand.size > 0 && containment(text, e.brand) === 1) ||
           namesAWord(text, e) ||
           containment(text, e.tokens, squashed) >= 0.5)
@@ -420,15 +423,14 @@ export class LocalRecognizer implements Recognizer {
     // The price shown settles it between sizes of one product: exactly the best entry's expected price,
     // and not another's ("Spaghetti" over ¥528 is the 1 kg pack, not the 500 g at ¥298).
     const shown = l.price?.price ?? null;
-    const priced = (e: Entry) =>
-      shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
+    const priced = (e: Entry) => samePrice(shown, e.entry.expectedPrice);
     const settled = priced(best);
     return (
       containment(text, best.brand) >= 1 ||
       !entries.some(
         (e) =>
           e.entry.sku !== best.entry.sku &&
-          !(currency && e.entry.currency && e.entry.currency !== currency) &&
+          pricedIn(e, currency) &&
           !(settled && !priced(e)) &&
           showsName(text, squashed, e),
       )
@@ -1071,15 +1073,14 @@ export class LocalRecognizer implements Recognizer {
     const currency = this.labelCurrency(label, entries);
     for (const e of entries) {
       // A label priced in another currency is not this entry's (a catalogue spanning countries).
-      if (currency && e.entry.currency && e.entry.currency !== currency) continue;
+      if (!pricedIn(e, currency)) continue;
       let score = containment(text, e.tokens, squashed);
-      const samePrice =
-        shown !== null && e.entry.expectedPrice !== null && Math.abs(Number(e.entry.expectedPrice) - shown) < 0.005;
+      const itsPrice = samePrice(shown, e.entry.expectedPrice);
       // Its brand, or one of its name's own words, beside exactly its expected price: the rest of the
       // label hidden or misread (a pack in front of it, print too small to read whole).
-      if (samePrice && ((e.brand.size > 0 && containment(text, e.brand) === 1) || namesAWord(text, e)))
+      if (itsPrice && ((e.brand.size > 0 && containment(text, e.brand) === 1) || namesAWord(text, e)))
         score = Math.max(score, 0.5) + 0.01;
-      else if (samePrice) score += 0.005;
+      else if (itsPrice) score += 0.005;
       if (!best || score > best.score) best = { ...e, score };
     }
     // Print that names nothing by brand and name together may still show one entry's whole name, which
@@ -1087,11 +1088,7 @@ export class LocalRecognizer implements Recognizer {
     // the text already gives: a label's words hold other entries' shorter names too.
     if ((best?.score ?? 0) >= 0.5) return best;
     const distinct = distinctName(text, squashed, entries);
-    if (
-      distinct &&
-      !(currency && distinct.entry.currency && distinct.entry.currency !== currency) &&
-      !showsOtherBrand(text, distinct, entries)
-    )
+    if (distinct && pricedIn(distinct, currency) && !showsOtherBrand(text, distinct, entries))
       best = { ...distinct, score: 0.75 };
     else {
       // Or its whole brand beside a word of its name no other entry of that brand has (D381): print
@@ -1100,7 +1097,7 @@ export class LocalRecognizer implements Recognizer {
       const own = brandAndOwnWord(
         text,
         squashed,
-        entries.filter((e) => !(currency && e.entry.currency && e.entry.currency !== currency)),
+        entries.filter((e) => pricedIn(e, currency)),
       );
       if (own) best = { ...own, score: 0.6 };
     }

@@ -131,10 +131,10 @@ function readPrices(text: string): LabelPrice | null {
   for (const m of rest.matchAll(AMOUNT)) {
     const g = m.groups!;
     if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
-    const yenWithTax = (g.yen1 ?? g.yen2 ?? g.yen3) && taxIncluded(rest, m.index, m.index + m[0].length);
-    if (yenWithTax || (g.int && taxIncluded(rest, m.index, m.index + m[0].length))) {
-      withTax.push(Number((g.yen1 ?? g.yen2 ?? g.yen3 ?? `${g.int}.${g.dec}`).replace(/,/g, '')));
-      const cur = yenWithTax ? '¥' : (g.cur1 ?? g.cur2);
+    const yen = g.yen1 ?? g.yen2 ?? g.yen3;
+    if ((yen || g.int) && taxIncluded(rest, m.index, m.index + m[0].length)) {
+      withTax.push(Number((yen ?? `${g.int}.${g.dec}`).replace(/,/g, '')));
+      const cur = yen ? '¥' : (g.cur1 ?? g.cur2);
       if (cur) currency ??= SYMBOLS[cur] ?? (CODES.includes(cur) ? cur : null);
       continue;
     }
@@ -148,7 +148,6 @@ function readPrices(text: string): LabelPrice | null {
       amounts.push(Number(g.cents) / 100);
       continue;
     }
-    const yen = g.yen1 ?? g.yen2 ?? g.yen3;
     if (yen) {
       amounts.push(Number(yen.replace(/,/g, '')));
       currency ??= 'JPY';
@@ -201,15 +200,18 @@ function readPrices(text: string): LabelPrice | null {
   };
 }
 
-/**
- * The price shown is the entry's expected price, exactly or with its decimal point lost ("$3²⁹" read
- * `329` for 3.29).
- */
-export function showsExpectedPrice(shown: number | null, expected: number | string | null): boolean {
-  if (shown === null || expected === null) return false;
-  const e = Number(expected);
-  return Math.abs(shown - e) < 0.005 || (Number.isInteger(shown) && shown >= 100 && Math.abs(shown / 100 - e) < 0.005);
+/** One price as another (an expected price may come as a string from the catalogue): to the cent. */
+export function samePrice(a: number | null, b: number | string | null): boolean {
+  return a !== null && b !== null && Math.abs(a - Number(b)) < 0.005;
 }
+
+/** `shown` is `expected` read without its decimal point: a whole number, its price in cents ("$3²⁹" read `329`). */
+const lostPoint = (shown: number | null, expected: number | string | null) =>
+  shown !== null && Number.isInteger(shown) && shown >= 100 && samePrice(shown / 100, expected);
+
+/** The price shown is the entry's expected price, exactly or with its decimal point lost. */
+export const showsExpectedPrice = (shown: number | null, expected: number | string | null) =>
+  samePrice(shown, expected) || lostPoint(shown, expected);
 
 /**
  * The label's price and offer price as the named entry says they can be read:
@@ -225,14 +227,12 @@ export function priceForEntry(
 ): { price: number | null; discountedPrice: number | null } {
   const [shown, offer] = [price?.price ?? null, price?.discountedPrice ?? null];
   const expected = entry?.expectedPrice ?? null;
-  const is = (value: number, other: number | string | null) =>
-    other !== null && Math.abs(value - Number(other)) < 0.005;
-  if (shown !== null && Number.isInteger(shown) && shown >= 100 && is(shown / 100, expected))
+  if (shown !== null && lostPoint(shown, expected))
     return {
       price: shown / 100,
       discountedPrice: offer !== null && Number.isInteger(offer) && offer >= 100 && offer < shown ? offer / 100 : offer,
     };
-  if (shown !== null && is(shown, entry?.sizeValue ?? null) && !is(shown, expected))
+  if (samePrice(shown, entry?.sizeValue ?? null) && !samePrice(shown, expected))
     return { price: null, discountedPrice: offer };
   return { price: shown, discountedPrice: offer };
 }
