@@ -4,6 +4,7 @@ import { indexCatalogue, tokens } from '../../../../src/modules/recognition/cata
 import {
   brandAndOwnWord,
   distinctName,
+  showsOtherBrand,
   squash,
 } from '../../../../src/modules/recognition/engines/local/catalogue-naming.js';
 import { catalogueEntry } from '../../../helpers/catalogue-entries.js';
@@ -38,5 +39,18 @@ describe("naming a catalogue entry from a pack's print", () => {
     assert.equal(named('BROWN SAUCE', distinctName), 'sauce');
     // Two brands' Strawberry Jam: neither.
     assert.equal(named('STRAWBERRY JAM', distinctName), null);
+  });
+
+  it('sees another brand in the print, read whole or run together (D383)', () => {
+    const jam = entries.find((e) => e.entry.sku === 'jam-shopwise')!;
+    const other = (text: string) => showsOtherBrand(tokens(text), squash(text), jam, entries);
+    // Willow & Vance's, not Shopwise's, Strawberry Jam: its brand's word read whole, or the brand run
+    // together as the learned recognizer reads a logo.
+    assert.equal(other('Willow Strawberry Jam'), true);
+    assert.equal(other('WILLOW&VANCE Strawberry Jam'), true);
+    assert.equal(other('TAMSTEADFARM Strawberry Jam'), true);
+    // Its own brand, or none.
+    assert.equal(other('SHOPWISE Strawberry Jam'), false);
+    assert.equal(other('Strawberry Jam'), false);
   });
 });

@@ -137,13 +137,16 @@ export function brandAndOwnWord(text: Set<string>, squashed: string, entries: En
 }
 
 /**
- * The text shows a word of another brand than the entry's (four letters or more, read whole): "tle
- * Acorn REAKFAST TEA" is Little Acorn's breakfast tea, not the catalogue's one "Breakfast Tea" by name.
+ * The text shows another brand than the entry's: a word of it (four letters or more) read whole, or
+ * the whole brand run together (showsBrand). "tle Acorn REAKFAST TEA" is Little Acorn's breakfast
+ * tea, and "TAMSTEADFARM BREAKFAST TEA" Tamstead Farm's, not the catalogue's other "Breakfast Tea".
  */
-export function showsOtherBrand(text: Set<string>, entry: Entry, entries: Entry[]): boolean {
+export function showsOtherBrand(text: Set<string>, squashed: string, entry: Entry, entries: Entry[]): boolean {
   for (const e of entries) {
     if (e.entry.brand === entry.entry.brand) continue;
     for (const t of e.brand) if (t.length >= 4 && !entry.brand.has(t) && text.has(t)) return true;
+    const together = [...e.brand].join('');
+    if (together.length >= 8 && squashed.includes(together)) return true;
   }
   return false;
 }

@@ -34,6 +34,7 @@ import {
   distinctName,
   brandAndOwnWord,
   showsOtherBrand,
+  showsBrand,
 } from './catalogue-naming.js';
 import { readTagPrice } from './tag-price.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
@@ -134,7 +135,26 @@ function shelfCurrency(labels: Label[], entries: Entry[]): string | null {
     counts.set(says, (counts.get(says) ?? 0) + 1);
   }
   const [top] = [...counts].sort((a, b) => b[1] - a[1]);
-  return top && top[1] >= 2 && top[1] >= 0.8 * said ? top[0] : null;
+  if (top && top[1] >= 2 && top[1] >= 0.8 * said) return top[0];
+  // One label says it and none another (in a wide shot the rest name nothing and their signs are
+  // lost): the shelf's when two or more other prices read have its form and none has another's,
+  // cents where the currency has them ($1.59, 99¢), whole amounts of ten or more where it has none
+  // (¥198). A yen shelf shows no cents; a dollar shelf mostly does.
+  if (!top || counts.size > 1) return null;
+  const cents = minorDigits(top[0]) > 0;
+  const prices = labels.map((l) => l.price?.price ?? null).filter((p): p is number => p !== null);
+  const fits = prices.filter((p) => (cents ? !Number.isInteger(p) : Number.isInteger(p) && p >= 10)).length;
+  const against = cents ? 0 : prices.filter((p) => !Number.isInteger(p)).length;
+  return fits >= 3 && against === 0 ? top[0] : null;
+}
+
+/** Digits after the point in the currency's amounts: 2 for dollars, 0 for yen. */
+function minorDigits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
 }
 
 const currenciesOf = new WeakMap<Entry[], Set<string>>();
@@ -320,6 +340,8 @@ export class LocalRecognizer implements Recognizer {
           }
       }
     }
+    // Print over labels has named some labels since: what they say of the shelf's currency.
+    this.withShelfCurrency(labels, entries);
     for (const label of labels) {
       if (printRead.has(label)) continue;
       const place = placeInRow(label.box, shelfBoxes, grey.width);
@@ -400,7 +422,8 @@ export class LocalRecognizer implements Recognizer {
     if (!best || !this.namesOne(print, entries, best)) return false;
     if (best.score >= 0.75) return true;
     const text = tokens(print.nameText);
-    return containment(text, best.brand) >= 1 && showsName(text, squash(print.nameText), best);
+    const squashed = squash(print.nameText);
+    return showsBrand(text, squashed, best) && showsName(text, squashed, best);
   }
 
   /**
@@ -426,7 +449,7 @@ export class LocalRecognizer implements Recognizer {
     const priced = (e: Entry) => samePrice(shown, e.entry.expectedPrice);
     const settled = priced(best);
     return (
-      containment(text, best.brand) >= 1 ||
+      showsBrand(text, squashed, best) ||
       !entries.some(
         (e) =>
           e.entry.sku !== best.entry.sku &&
@@ -1087,18 +1110,16 @@ export class LocalRecognizer implements Recognizer {
     // no other entry has: a pack's print, its brand small or in a logo (D379). Never over a naming
     // the text already gives: a label's words hold other entries' shorter names too.
     if ((best?.score ?? 0) >= 0.5) return best;
-    const distinct = distinctName(text, squashed, entries);
-    if (distinct && pricedIn(distinct, currency) && !showsOtherBrand(text, distinct, entries))
-      best = { ...distinct, score: 0.75 };
+    // Among the entries of the label's currency only: the same product sold in two countries is not
+    // two names.
+    const inCurrency = currency ? entries.filter((e) => pricedIn(e, currency)) : entries;
+    const distinct = distinctName(text, squashed, inCurrency);
+    if (distinct && !showsOtherBrand(text, squashed, distinct, entries)) best = { ...distinct, score: 0.75 };
     else {
       // Or its whole brand beside a word of its name no other entry of that brand has (D381): print
       // reading "SHOPWISE conrserve" names Shopwise's one Apricot Conserve, though it shows too few of
       // the entry's words for the token share.
-      const own = brandAndOwnWord(
-        text,
-        squashed,
-        entries.filter((e) => pricedIn(e, currency)),
-      );
+      const own = brandAndOwnWord(text, squashed, inCurrency);
       if (own) best = { ...own, score: 0.6 };
     }
     return best;
