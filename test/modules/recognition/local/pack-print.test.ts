@@ -30,7 +30,8 @@ const raised = JSON.parse(readFileSync(`${dir}/shelf-05.json`, 'utf8')) as Shelf
 // print "TAMSTEADFARM BREAKFAST TEA" (the brand run together, beside another brand's Breakfast Tea in
 // the catalogue) and a jar's window "Strawberry Jam" (the catalogue holds one in dollars and one in
 // yen). Main before D383 found 3 of its 12 products and the yen jam, which is not there; taking the
-// brand run together and the shelf's currency from its one named label and its prices' cents gives 5.
+// brand run together and the shelf's currency from its one named label and its prices' cents gives 5,
+// and looking for the packs' print at 1280 px, where the bottom shelf's 8–10 px names show, 8.
 const dollars = JSON.parse(readFileSync(`${dir}/shelf-02.json`, 'utf8')) as ShelfTruth;
 
 describe('local recognizer on a wide shot whose labels are too small to read', () => {
@@ -69,7 +70,7 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
 
   it("names a pack by its brand run together, and a shelf's currency by its one named label and its prices' cents", async () => {
     const { s, named } = await read(dollars);
-    assert.ok(s.found >= 5, `${s.found} of ${s.truth} found: ${named}`);
+    assert.ok(s.found >= 8, `${s.found} of ${s.truth} found: ${named}`);
     assert.equal(s.falsePositives, 0, named);
   });
 });

@@ -91,6 +91,9 @@ const nameOf = (text: string) =>
 /** Bars were seen on the label's crop, whether or not they decode. */
 const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
 
+/** The longest side the text detector sees when it looks for the packs' print (D383). */
+const PACK_PRINT_SIDE = 1280;
+
 /** The box's middle lies inside the label (with a quarter of its height to spare). */
 const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
 
@@ -519,15 +522,17 @@ export class LocalRecognizer implements Recognizer {
 
   /**
    * The print on the photo's packs, where the labels' own could not be read: the text detector over
-   * the whole photo (~0.2–0.35 s), its groups of lines outside the labels read by the learned
-   * recognizer (~7 ms a line). Each group is a text to name the label below it, never a product.
+   * the whole photo at up to 1280 px (~0.35 s), its groups of lines outside the labels read by the
+   * learned recognizer (~7 ms a line). Each group is a text to name the label below it, never a
+   * product. At the label finder's 960 px, a 1440 px photo's pack names of 8–10 px fell under what
+   * the detector sees (D383).
    */
   private async packPrint(photo: Photo, labels: Label[]): Promise<Label[]> {
     // Outside the labels; paper far taller than the photo's labels is a pack's face taken for paper,
     // whose print is what is looked for.
     const heights = labels.map((l) => h(l.box)).sort((a, b) => a - b);
     const tall = 2 * heights[Math.floor(heights.length / 2)]!;
-    const groups = (await findTextLabels(await this.opts.text!(), photo, [], [])).filter(
+    const groups = (await findTextLabels(await this.opts.text!(), photo, [], [], PACK_PRINT_SIDE)).filter(
       (g) => !labels.some((l) => h(l.box) <= tall && centreInside(g, l.box, 0)),
     );
     const read = await this.learnedLines(

@@ -75,13 +75,14 @@ export async function findTextLabels(
   photo: Photo,
   bars: Box[],
   known: Box[],
+  side = DETECT_SIDE,
 ): Promise<TextLabel[]> {
   const missedBars = bars.filter((b) => !known.some((k) => centreInside(b, k, h(k) * 0.25)));
   const gaps = rowGaps(known, photo.width);
   if (known.length > 0 && missedBars.length === 0 && gaps.length === 0) return [];
   const lines = await detector.detect(
     { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 },
-    { maxSide: DETECT_SIDE },
+    { maxSide: side },
   );
   const free = lines.filter((l) => h(l) >= 6 && !known.some((k) => centreInside(l, k, h(l) * 0.5)));
   // Union-find over the lines: two lines are one label when one sits just below the other and they
