@@ -317,13 +317,16 @@ export class LocalRecognizer implements Recognizer {
       entries,
       grey.height,
     );
-    // Most of the photo's labels read as no name (a wide shot: a label's name a few pixels tall): the
-    // packs' own print, larger, names their products (D378). Not without a catalogue to name them
-    // from: every label reads as no name there, and the pass would cost ~0.3 s for nothing.
+    // Most of the photo's labels read as no name (a wide shot: a label's name a few pixels tall), or
+    // two or more whose price was read do: the packs' own print, larger, names their products (D378,
+    // D383: a pack's white face taken for paper reads as its name, so a wide shot's paper was not
+    // mostly nameless). Not without a catalogue to name them from: every label reads as no name
+    // there, and the pass would cost ~0.3 s for nothing.
     if (this.opts.text && entries.length > 0) {
       const paperLabels = labels.filter((l) => !texts.has(l.box));
       const unnamed = paperLabels.filter((l) => (this.bestEntry(l, entries)?.score ?? 0) < 0.5);
-      if (unnamed.length >= 3 && unnamed.length >= 0.5 * paperLabels.length) {
+      const pricedUnnamed = unnamed.filter((l) => l.price !== null).length;
+      if ((unnamed.length >= 3 && unnamed.length >= 0.5 * paperLabels.length) || pricedUnnamed >= 2) {
         count('packPrintLooks');
         // The detector's own finds that read as nothing (no name, no price) are print the learned
         // recognizer has not read yet: not labels to keep the pass's print out of.
