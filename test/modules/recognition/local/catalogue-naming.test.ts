@@ -4,6 +4,7 @@ import { indexCatalogue, tokens } from '../../../../src/modules/recognition/cata
 import {
   brandAndOwnWord,
   distinctName,
+  nearlyEqual,
   showsOtherBrand,
   squash,
 } from '../../../../src/modules/recognition/engines/local/catalogue-naming.js';
@@ -52,5 +53,18 @@ describe("naming a catalogue entry from a pack's print", () => {
     // Its own brand, or none.
     assert.equal(other('SHOPWISE Strawberry Jam'), false);
     assert.equal(other('Strawberry Jam'), false);
+  });
+
+  it('takes a word of eight letters or more misread by two letters, a shorter one by one (D385)', () => {
+    // The learned recognizer's slips on print a few pixels tall: two letters dropped, two changed.
+    assert.equal(nearlyEqual('ranulate', 'granulated'), true);
+    assert.equal(nearlyEqual('edmatoes', 'tomatoes'), true);
+    assert.equal(nearlyEqual('moutheash', 'mouthwash'), true);
+    // Other words, however long, and short words two letters apart, are not.
+    assert.equal(nearlyEqual('strawberry', 'raspberry'), false);
+    assert.equal(nearlyEqual('shortbread', 'shortcrust'), false);
+    assert.equal(nearlyEqual('sance', 'sauce'), true);
+    assert.equal(nearlyEqual('salsa', 'sauce'), false);
+    assert.equal(nearlyEqual('gingers', 'finger'), false);
   });
 });

@@ -7,12 +7,36 @@ import { tokens, type IndexedEntry } from '../../catalogue-matcher.js';
  */
 type Entry = IndexedEntry;
 
-/** At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. */
+/**
+ * At most one letter changed, added or dropped: OCR's usual slip on a word it otherwise read. In a
+ * word of eight letters or more, two (`ranulate` for "granulated", `edmatoes` for "tomatoes"): the
+ * learned recognizer's slips on print a few pixels tall, and few such long words are two letters apart.
+ */
 export function nearlyEqual(a: string, b: string): boolean {
+  if (Math.min(a.length, b.length) >= 8 && Math.abs(a.length - b.length) <= 2) return withinTwo(a, b);
   if (Math.abs(a.length - b.length) > 1 || Math.min(a.length, b.length) < 5) return false;
   let i = 0;
   while (i < a.length && a[i] === b[i]) i++;
   return a.slice(i + 1) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i) || a.slice(i) === b.slice(i + 1);
+}
+
+/** Levenshtein distance of two words is two or less (a banded table: only cells within two of the diagonal). */
+function withinTwo(a: string, b: string): boolean {
+  if (a === b) return true;
+  const n = b.length;
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = new Array<number>(n + 1).fill(3);
+    row[0] = i;
+    let best = i;
+    for (let j = Math.max(1, i - 2); j <= Math.min(n, i + 2); j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      best = Math.min(best, row[j]!);
+    }
+    if (best > 2) return false;
+    prev = row;
+  }
+  return prev[n]! <= 2;
 }
 
 /** The word is among the text's, or one is it misread by a letter (nearlyEqual). */
