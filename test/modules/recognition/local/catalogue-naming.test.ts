@@ -19,6 +19,8 @@ const entries = indexCatalogue([
   entry('tea-40', 'Tamstead Farm', 'Breakfast Tea 40 ct'),
   entry('tea-80', 'Tamstead Farm', 'Breakfast Tea 80 Bags'),
   entry('sauce', 'Heather Kitchen', 'Brown Sauce 17.6 oz'),
+  entry('beer-everyday', 'Everyday Basics', 'Ginger Beer 8.5 fl oz'),
+  entry('beer-fable', 'Fable Fizz', 'Ginger Beer 330ml'),
 ]);
 const named = (text: string, how: typeof brandAndOwnWord) =>
   how(tokens(text), squash(text), entries)?.entry.sku ?? null;
@@ -40,6 +42,10 @@ describe("naming a catalogue entry from a pack's print", () => {
     assert.equal(named('BROWN SAUCE', distinctName), 'sauce');
     // Two brands' Strawberry Jam: neither.
     assert.equal(named('STRAWBERRY JAM', distinctName), null);
+    // Two brands' Ginger Beer, one brand's word read beside it (its other word misread): that one (D386).
+    assert.equal(named('GINGER BEER EVERYDAY BARS', distinctName), 'beer-everyday');
+    assert.equal(named('GINGER BEER', distinctName), null);
+    assert.equal(named('GINGER BEER FABLE EVERYDAY', distinctName), null);
   });
 
   it('sees another brand in the print, read whole or run together (D383)', () => {

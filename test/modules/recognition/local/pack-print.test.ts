@@ -38,6 +38,10 @@ const dollars = JSON.parse(readFileSync(`${dir}/shelf-02.json`, 'utf8')) as Shel
 // price and no name under "Ember Home Fabric Conditioner" and "Colour Care Liquid". Main before D383
 // found 4 of its 11 products; reading the packs' print where two priced labels name nothing gives 7.
 const faces = JSON.parse(readFileSync(`${dir}/shelf-12.json`, 'utf8')) as ShelfTruth;
+// And its shelf-11: "GINGER BEER" on a pack over a label read as "EVERYDAY BARS GIMAR BEER", in a
+// catalogue holding Everyday Basics' and Fable Fizz's Ginger Beer. Main before D386 named neither, 5 of
+// its 8 products found; a word of one brand read beside the name names that brand's, 6.
+const shared = JSON.parse(readFileSync(`${dir}/shelf-11.json`, 'utf8')) as ShelfTruth;
 
 describe('local recognizer on a wide shot whose labels are too small to read', () => {
   const engines = new RecognitionEngines();
@@ -74,6 +78,7 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
       shelf: dollars,
       found: 8,
     },
+    { what: 'names a name two brands share by the one brand word read beside it', shelf: shared, found: 6 },
   ];
   for (const { what, shelf, found, pricesRight } of cases)
     it(`${what}, and nothing that is not on the shelf`, async () => {

@@ -110,24 +110,31 @@ export const showsName = (text: Set<string>, squashed: string, e: Entry) => {
  * (D379): a pack prints its name large and its brand small or in a logo, so print reading
  * "BROWN SAUCE" names the catalogue's one Brown Sauce, whatever its brand. Names of fewer than six
  * letters are found inside too much other print ("Rice"); a name several entries share (three
- * brands of Sweet Chilli Sauce) names none of them, and the longest name shown wins over the
- * shorter one inside it ("Chilli Sauce" inside "Sweet Chilli Sauce").
+ * brands of Sweet Chilli Sauce) names none of them, unless a word of just one of their brands is
+ * read beside it (D386), and the longest name shown wins over the shorter one inside it ("Chilli
+ * Sauce" inside "Sweet Chilli Sauce").
  */
 export function distinctName(text: Set<string>, squashed: string, entries: Entry[]): Entry | null {
-  let best: Entry | null = null;
+  let shown: Entry[] = [];
   let most = 0;
-  let tied = false;
   for (const e of entries) {
     if (!showsName(text, squashed, e)) continue;
     const size = nameWords(e).size;
     if (size > most) {
-      best = e;
+      shown = [e];
       most = size;
-      tied = false;
-    } else if (size === most) tied = true;
+    } else if (size === most) shown.push(e);
   }
-  return tied ? null : best;
+  if (shown.length === 1) return shown[0]!;
+  // A name several entries share, one of whose brands shows a word (four letters or more) beside it:
+  // "GINGER BEER" over a label reading "EVERYDAY BARS" is Everyday Basics' (D386).
+  const branded = shown.filter((e) => showsBrandWord(text, e));
+  return branded.length === 1 ? branded[0]! : null;
 }
+
+/** A word of the entry's brand (four letters or more) is read in the text, whole or misread by a letter. */
+export const showsBrandWord = (text: Set<string>, e: Entry) =>
+  [...e.brand].some((t) => t.length >= 4 && readsWord(text, t));
 
 /** The text shows every word of the entry's brand (one misread by a letter allowed), or the brand run together. */
 export function showsBrand(text: Set<string>, squashed: string, e: Entry): boolean {

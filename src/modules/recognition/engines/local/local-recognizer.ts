@@ -35,6 +35,7 @@ import {
   brandAndOwnWord,
   showsOtherBrand,
   showsBrand,
+  showsBrandWord,
 } from './catalogue-naming.js';
 import { readTagPrice } from './tag-price.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
@@ -461,6 +462,9 @@ export class LocalRecognizer implements Recognizer {
           e.entry.sku !== best.entry.sku &&
           pricedIn(e, currency) &&
           !(settled && !priced(e)) &&
+          // A word of the best entry's brand read beside the name, and none of this one's: not this one
+          // ("GINGER BEER" over "EVERYDAY BARS" is Everyday Basics', not Fable Fizz's; D386).
+          !(showsBrandWord(text, best) && !showsBrandWord(text, e)) &&
           showsName(text, squashed, e),
       )
     );
