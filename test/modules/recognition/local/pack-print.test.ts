@@ -42,6 +42,10 @@ const faces = JSON.parse(readFileSync(`${dir}/shelf-12.json`, 'utf8')) as ShelfT
 // catalogue holding Everyday Basics' and Fable Fizz's Ginger Beer. Main before D386 named neither, 5 of
 // its 8 products found; a word of one brand read beside the name names that brand's, 6.
 const shared = JSON.parse(readFileSync(`${dir}/shelf-11.json`, 'utf8')) as ShelfTruth;
+// And its shelf-07: a 1350 × 2400 portrait whose labels are 40 px tall; the packs' white faces read as
+// their names outnumber its nameless labels, and no label's price was read. Main before D387 found 7
+// of its 17 products; reading the packs' print where most nameless labels are that small gives 9.
+const portrait = JSON.parse(readFileSync(`${dir}/shelf-07.json`, 'utf8')) as ShelfTruth;
 
 describe('local recognizer on a wide shot whose labels are too small to read', () => {
   const engines = new RecognitionEngines();
@@ -79,6 +83,7 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
       found: 8,
     },
     { what: 'names a name two brands share by the one brand word read beside it', shelf: shared, found: 6 },
+    { what: "reads the packs' print where most nameless labels are too small to read", shelf: portrait, found: 9 },
   ];
   for (const { what, shelf, found, pricesRight } of cases)
     it(`${what}, and nothing that is not on the shelf`, async () => {

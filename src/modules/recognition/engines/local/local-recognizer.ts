@@ -92,6 +92,12 @@ const nameOf = (text: string) =>
 /** Bars were seen on the label's crop, whether or not they decode. */
 const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length > 0;
 
+/**
+ * A label under this many pixels tall prints its name some 8 px tall or less, under what either reader
+ * reads: its packs' print is where its name is read (D387).
+ */
+const SMALL_LABEL = 64;
+
 /** The longest side the text detector sees when it looks for the packs' print (D383). */
 const PACK_PRINT_SIDE = 1280;
 
@@ -327,7 +333,12 @@ export class LocalRecognizer implements Recognizer {
       const paperLabels = labels.filter((l) => !texts.has(l.box));
       const unnamed = paperLabels.filter((l) => (this.bestEntry(l, entries)?.score ?? 0) < 0.5);
       const pricedUnnamed = unnamed.filter((l) => l.price !== null).length;
-      if ((unnamed.length >= 3 && unnamed.length >= 0.5 * paperLabels.length) || pricedUnnamed >= 2) {
+      // Or most nameless ones are under SMALL_LABEL tall, whatever the named paper (pack faces) (D387).
+      const small = unnamed.filter((l) => h(l.box) < SMALL_LABEL).length;
+      if (
+        (unnamed.length >= 3 && (unnamed.length >= 0.5 * paperLabels.length || small >= 0.5 * unnamed.length)) ||
+        pricedUnnamed >= 2
+      ) {
         count('packPrintLooks');
         // The detector's own finds that read as nothing (no name, no price) are print the learned
         // recognizer has not read yet: not labels to keep the pass's print out of.
