@@ -139,9 +139,14 @@ export const showsBrandWord = (text: Set<string>, e: Entry) =>
 /** The text shows every word of the entry's brand (one misread by a letter allowed), or the brand run together. */
 export function showsBrand(text: Set<string>, squashed: string, e: Entry): boolean {
   if (e.brand.size === 0) return false;
-  const together = [...e.brand].join('');
-  return [...e.brand].every((t) => readsWord(text, t)) || (together.length >= 8 && squashed.includes(together));
+  return [...e.brand].every((t) => readsWord(text, t)) || brandRunTogether(squashed, e);
 }
+
+/** The entry's whole brand, eight letters or more, run together in the text (`TAMSTEADFARM`). */
+const brandRunTogether = (squashed: string, e: Entry) => {
+  const together = [...e.brand].join('');
+  return together.length >= 8 && squashed.includes(together);
+};
 
 /**
  * The one entry whose whole brand the text shows beside a word of its name (five letters or more,
@@ -176,8 +181,7 @@ export function showsOtherBrand(text: Set<string>, squashed: string, entry: Entr
   for (const e of entries) {
     if (e.entry.brand === entry.entry.brand) continue;
     for (const t of e.brand) if (t.length >= 4 && !entry.brand.has(t) && text.has(t)) return true;
-    const together = [...e.brand].join('');
-    if (together.length >= 8 && squashed.includes(together)) return true;
+    if (brandRunTogether(squashed, e)) return true;
   }
   return false;
 }

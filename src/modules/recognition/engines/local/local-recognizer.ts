@@ -466,6 +466,7 @@ export class LocalRecognizer implements Recognizer {
     const shown = l.price?.price ?? null;
     const priced = (e: Entry) => samePrice(shown, e.entry.expectedPrice);
     const settled = priced(best);
+    const bestBrandWord = showsBrandWord(text, best);
     return (
       showsBrand(text, squashed, best) ||
       !entries.some(
@@ -475,7 +476,7 @@ export class LocalRecognizer implements Recognizer {
           !(settled && !priced(e)) &&
           // A word of the best entry's brand read beside the name, and none of this one's: not this one
           // ("GINGER BEER" over "EVERYDAY BARS" is Everyday Basics', not Fable Fizz's; D386).
-          !(showsBrandWord(text, best) && !showsBrandWord(text, e)) &&
+          !(bestBrandWord && !showsBrandWord(text, e)) &&
           showsName(text, squashed, e),
       )
     );
