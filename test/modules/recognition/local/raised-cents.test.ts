@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { PaddleOcr } from '../../../../src/modules/recognition/engines/local/paddle/paddle-ocr.js';
@@ -47,6 +49,29 @@ describe('prices printed with raised cents', () => {
         const { rgb, box } = await label(scale, { dollars, cents, raised: true });
         assert.equal(await readRaisedCents(ocr, rgb, box), value, `$${dollars}^${cents} at ${scale}×`);
       }
+  });
+
+  it("reads a photographed shelf's euro labels, whose cents and sign run together into one glyph (D388)", async () => {
+    // Seed 5's shelf-12 (third generator, tuning): `2¹⁹€` on labels ~50 px tall, where the two small
+    // digits and the € touch. Its labels' boxes and prices from its truth; the offer labels print no
+    // raised cents.
+    const dir = resolve(import.meta.dirname, '../../../fixtures/third-generator-tune');
+    const truth = JSON.parse(readFileSync(`${dir}/shelf-12.json`, 'utf8')) as {
+      products: { price: number; label: { bbox: [number, number, number, number] } }[];
+    };
+    const photo = await decodePhoto(readFileSync(`${dir}/shelf-12.jpg`));
+    const rgb = { data: photo.rgb, width: photo.width, height: photo.height, channels: 3 as const };
+    const read = [];
+    for (const { price, label } of truth.products) {
+      const [x0, y0, x1, y1] = label.bbox;
+      read.push({ price, read: await readRaisedCents(ocr, rgb, { x0, y0, x1, y1 }) });
+    }
+    const raised = read.filter((r) => r.read !== null);
+    assert.ok(raised.length >= 8, `${raised.length} of ${read.length} labels read: ${JSON.stringify(read)}`);
+    assert.deepEqual(
+      raised.filter((r) => r.read !== r.price),
+      [],
+    );
   });
 
   it('reads nothing where the price is on one baseline: the label reading has it', async () => {

@@ -68,19 +68,26 @@ export async function readRaisedCents(ocr: PaddleOcr, rgb: RawImage, box: Box): 
       g.x0 >= last.x1 - 2 &&
       g.x0 - last.x1 < 1.2 * ah,
   );
-  if (units.length > 3 || cents.length < 2) return null;
+  // The cents' two digits (and the sign after them, `19€`) may have run together into one glyph where
+  // the print is small: one glyph at least as wide as tall is taken as two (D388).
+  const joined = cents.length === 1 && gw(cents[0]!) >= gh(cents[0]!);
+  if (units.length > 3 || (cents.length < 2 && !joined)) return null;
   const around = (cs: Component[], pad: number): Box => ({
     x0: region.x0 + (Math.min(...cs.map((c) => c.x0)) - pad) / scale,
     y0: region.y0 + (Math.min(...cs.map((c) => c.y0)) - pad) / scale,
     x1: region.x0 + (Math.max(...cs.map((c) => c.x1)) + pad) / scale,
     y1: region.y0 + (Math.max(...cs.map((c) => c.y1)) + pad) / scale,
   });
-  const [whole, part] = await ocr.recognizeBoxes(rgb, [around(units, 0.2 * ah), around(cents, 0.15 * ah)]);
+  // A joined glyph much wider than two digits holds the sign too: its first two digits' width is read.
+  const centsBox = around(cents, 0.15 * ah);
+  if (joined && gw(cents[0]!) > 1.6 * gh(cents[0]!))
+    centsBox.x1 = centsBox.x0 + (1.3 * gh(cents[0]!) + 0.3 * ah) / scale;
+  const [whole, part] = await ocr.recognizeBoxes(rgb, [around(units, 0.2 * ah), centsBox]);
   if (!whole || !part || whole.confidence < SURE.units || part.confidence < SURE.cents) return null;
   // The units may read with the currency sign the label prints small before them; the cents with the
   // sign or ¢ printed after them.
   const u = /^[$£€]?(\d{1,3})$/.exec(whole.text.replace(/\s/g, ''));
-  const c = /^(\d{2})[€¢c]?$/.exec(part.text.replace(/\s/g, ''));
+  const c = /^(\d{2})[€¢cE]?$/.exec(part.text.replace(/\s/g, ''));
   if (!u || !c) return null;
   return (Number(u[1]) * 100 + Number(c[1])) / 100;
 }
