@@ -9,9 +9,6 @@ const APART = 80;
 /** A row is a shelf edge's where one colour covers this share of it or more (labels cover the rest). */
 const EDGE_SHARE = 0.4;
 
-/** Slices in a row an edge may be hidden in (labels crowded along it cover it there) and go on past. */
-const MAX_SKIP = 3;
-
 type Rgb = [number, number, number];
 /**
  * A label found on an edge. `cut`: its colour went on past the edge above or below (a white label
@@ -135,7 +132,7 @@ export async function labelsOnShelfEdges(photo: Photo): Promise<EdgeLabel[]> {
     for (const first of bands[s]!) {
       if (used.has(first)) continue;
       const chain = [first];
-      for (let t = s + 1, last = first; t < slices && t - last.slice <= MAX_SKIP + 1; t++) {
+      for (let t = s + 1, last = first; t < slices && t - last.slice <= 2; t++) {
         const next = bands[t]!.find(
           (b) =>
             !used.has(b) &&
@@ -152,7 +149,7 @@ export async function labelsOnShelfEdges(photo: Photo): Promise<EdgeLabel[]> {
       // An edge crosses half the photo or more, seen in most slices of its span: bands on a few packs
       // side by side, or on the wall between them, do not.
       const span = chain.at(-1)!.slice - first.slice + 1;
-      if (span < slices / 2 || chain.length < 0.5 * span) continue;
+      if (span < slices / 2 || chain.length < 0.6 * span) continue;
       for (const b of chain) used.add(b);
       out.push(...labelsOnEdge(rgb, W, H, chain, sw).map((b) => ({ ...toPhotoBox(b, { fx, fy }, photo), cut: b.cut })));
     }
