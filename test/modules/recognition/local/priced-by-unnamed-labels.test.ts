@@ -9,6 +9,7 @@ const catalogue = new Map<string, CatalogueEntry>(
     catalogueEntry('conditioner', 'Ember Home', 'Fabric Conditioner 1L', 7.49, 'EUR'),
     catalogueEntry('liquid', 'Everyday Basics', 'Colour Care Liquid 1.5L', 4.99, 'EUR'),
     catalogueEntry('capsules', 'Velholm', 'Laundry Capsules 38 Pack', 4.99, 'EUR'),
+    { ...catalogueEntry('lotion', 'Corstead Labs', 'Cocoa Butter Lotion 13.5 fl oz', 3.29, 'USD'), sizeValue: 13.5 },
   ].map((e) => [e.sku, e]),
 );
 
@@ -77,6 +78,31 @@ describe('a named unpriced product and the unnamed label under it (D382)', () =>
     assert.deepEqual(
       out.map((p) => p.price),
       [null, null, 4.99],
+    );
+  });
+
+  it('counts one product seen twice unpriced once, and a price that is its size as none (D389)', () => {
+    // Seed 5's shelf-08: "Cocoa Butter Lotion" read on its pack and on its label's name, neither
+    // priced, over a label reading $3.29 and no name. Two sightings of one product are one fit.
+    const twice = pricedByUnnamedLabels(
+      [product('lotion', null, 0.27, 0.12), product('lotion', null, 0.27, 0.35), product(null, 3.29, 0.28, 0.46)],
+      catalogue,
+    );
+    assert.deepEqual(
+      twice.map((p) => [p.sku, p.price]),
+      [
+        ['lotion', 3.29],
+        ['lotion', null],
+      ],
+    );
+    // Its size read as its price ("13.5 fl oz" as 13.5, reported as unknown: priceForEntry) is no price.
+    const sized = pricedByUnnamedLabels(
+      [product('lotion', 13.5, 0.27, 0.35), product(null, 3.29, 0.28, 0.46)],
+      catalogue,
+    );
+    assert.deepEqual(
+      sized.map((p) => [p.sku, p.price]),
+      [['lotion', 3.29]],
     );
   });
 });

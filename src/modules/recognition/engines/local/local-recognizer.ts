@@ -194,7 +194,9 @@ export function pricedByUnnamedLabels(
     const fits = products.filter(
       (p) =>
         p.sku !== null &&
-        p.price === null &&
+        // Unpriced, or priced only with its size ("13.5 fl oz" read as 13.5, which the product would
+        // report as unknown: priceForEntry, D389).
+        priceForEntry(p, bySku.get(p.sku) ?? null).price === null &&
         !taken.has(p) &&
         p.box != null &&
         ux >= p.box.x - p.box.width &&
@@ -202,7 +204,9 @@ export function pricedByUnnamedLabels(
         uy >= p.box.y &&
         showsExpectedPrice(u.price, bySku.get(p.sku)?.expectedPrice ?? null),
     );
-    if (fits.length !== 1) continue;
+    // One product: its print seen twice (two facings, or its name and its window) is still one, and
+    // its first sighting takes the price (inRows then drops the other).
+    if (new Set(fits.map((p) => p.sku)).size !== 1) continue;
     const p = fits[0]!;
     Object.assign(p, {
       price: u.price,
