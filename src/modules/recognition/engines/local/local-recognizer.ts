@@ -38,6 +38,7 @@ import {
   showsBrandWord,
 } from './catalogue-naming.js';
 import { readTagPrice } from './tag-price.js';
+import { productRows, shelfRows } from './shelf-rows.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
 /** `currency`: the shelf's, for a label whose own price was not read (shelfCurrency). */
@@ -589,7 +590,7 @@ export class LocalRecognizer implements Recognizer {
       }
     const products = all.filter((p) => p.sku === null || p.price !== null || unpriced.get(p.sku) === p);
     const labelled = products.filter((p) => this.labelBoxes.has(p));
-    const rows = this.rowsOf(labelled, (p) => this.labelBoxes.get(p)!);
+    const rows = productRows(labelled, (p) => this.labelBoxes.get(p)!);
     return products.map((p) => (rows.has(p) ? { ...p, shelfPosition: rows.get(p)! } : p));
   }
 
@@ -1288,28 +1289,7 @@ export class LocalRecognizer implements Recognizer {
 
   /** Rows of labels (shelf edges), top to bottom, mapped to the spec's shelf positions. */
   private rows(labels: Label[]): Map<Label, RecognizedProduct['shelfPosition']> {
-    return this.rowsOf(labels, (l) => l.box);
-  }
-
-  private rowsOf<T>(items: T[], boxOf: (item: T) => Box): Map<T, RecognizedProduct['shelfPosition']> {
-    const sorted = [...items].sort((a, b) => cy(boxOf(a)) - cy(boxOf(b)));
-    const groups: T[][] = [];
-    for (const item of sorted) {
-      const last = groups.at(-1);
-      const [box, before] = [boxOf(item), last ? boxOf(last.at(-1)!) : null];
-      // Same row: centres closer than half the taller label (labels of one shelf edge align).
-      if (last && before && cy(box) - cy(before) < Math.max(h(box), h(before)) / 2) last.push(item);
-      else groups.push([item]);
-    }
-    const names = (n: number, i: number): RecognizedProduct['shelfPosition'] => {
-      if (n === 1) return 'eye-level';
-      if (i === 0) return 'top';
-      if (i === n - 1) return 'bottom';
-      return i === 1 ? 'eye-level' : 'middle';
-    };
-    const out = new Map<T, RecognizedProduct['shelfPosition']>();
-    groups.forEach((g, i) => g.forEach((l) => out.set(l, names(groups.length, i))));
-    return out;
+    return shelfRows(labels, (l) => l.box);
   }
 
   /**
