@@ -99,8 +99,12 @@ const hasBars = (r: LabelReading) => r.barcodes.length + r.smallBarcodes.length 
  */
 const SMALL_LABEL = 64;
 
-/** The longest side the text detector sees when it looks for the packs' print (D383). */
-const PACK_PRINT_SIDE = 1280;
+/**
+ * The longest side the text detector sees when it looks for the packs' print: 1280 px (D383), or four
+ * fifths of the photo's where that is more. A 2400 px photo's pack names of 10–12 px fell to 5–6 at
+ * 1280, under what the detector sees (D391).
+ */
+const packPrintSide = (photo: Photo) => Math.max(1280, Math.round(0.8 * Math.max(photo.width, photo.height)));
 
 /** The box's middle lies inside the label (with a quarter of its height to spare). */
 const holds = (label: Box, b: Box) => centreInside(b, label, h(label) * 0.25);
@@ -546,9 +550,9 @@ export class LocalRecognizer implements Recognizer {
 
   /**
    * The print on the photo's packs, where the labels' own could not be read: the text detector over
-   * the whole photo at up to 1280 px (~0.35 s), its groups of lines outside the labels read by the
-   * learned recognizer (~7 ms a line). Each group is a text to name the label below it, never a
-   * product. At the label finder's 960 px, a 1440 px photo's pack names of 8–10 px fell under what
+   * the whole photo at packPrintSide (~0.35 s at 1280 px), its groups of lines outside the labels
+   * read by the learned recognizer (~7 ms a line). Each group is a text to name the label below it,
+   * never a product. At the label finder's 960 px, a 1440 px photo's pack names of 8–10 px fell under what
    * the detector sees (D383).
    */
   private async packPrint(photo: Photo, labels: Label[]): Promise<Label[]> {
@@ -556,7 +560,7 @@ export class LocalRecognizer implements Recognizer {
     // whose print is what is looked for.
     const heights = labels.map((l) => h(l.box)).sort((a, b) => a - b);
     const tall = 2 * heights[Math.floor(heights.length / 2)]!;
-    const groups = (await findTextLabels(await this.opts.text!(), photo, [], [], PACK_PRINT_SIDE)).filter(
+    const groups = (await findTextLabels(await this.opts.text!(), photo, [], [], packPrintSide(photo))).filter(
       (g) => !labels.some((l) => h(l.box) <= tall && centreInside(g, l.box, 0)),
     );
     const read = await this.learnedLines(
