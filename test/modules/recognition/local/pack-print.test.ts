@@ -40,7 +40,10 @@ const dollars = JSON.parse(readFileSync(`${dir}/shelf-02.json`, 'utf8')) as Shel
 const faces = JSON.parse(readFileSync(`${dir}/shelf-12.json`, 'utf8')) as ShelfTruth;
 // And its shelf-11: "GINGER BEER" on a pack over a label read as "EVERYDAY BARS GIMAR BEER", in a
 // catalogue holding Everyday Basics' and Fable Fizz's Ginger Beer. Main before D386 named neither, 5 of
-// its 8 products found; a word of one brand read beside the name names that brand's, 6.
+// its 8 products found; a word of one brand read beside the name names that brand's, 6. No price on
+// it is read, and its packs print "Evwick Diet Cola", which the catalogue holds at 1.5 L in dollars
+// and at 2 L in yen: four entries named outright, all in dollars, make it a dollar shelf, and the
+// print names the 1.5 L (D392), 7.
 const shared = JSON.parse(readFileSync(`${dir}/shelf-11.json`, 'utf8')) as ShelfTruth;
 // And its shelf-07: a 1350 × 2400 portrait whose labels are 40 px tall; the packs' white faces read as
 // their names outnumber its nameless labels, and no label's price was read. Main before D387 found 7
@@ -84,7 +87,11 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
       shelf: dollars,
       found: 8,
     },
-    { what: 'names a name two brands share by the one brand word read beside it', shelf: shared, found: 6 },
+    {
+      what: "names a name two brands share by the one brand word read beside it, and a size by the shelf's currency its names say",
+      shelf: shared,
+      found: 7,
+    },
     {
       what: "reads the packs' print where most nameless labels are too small to read, at four fifths of a tall photo's side",
       shelf: portrait,

@@ -356,6 +356,8 @@ export class LocalRecognizer implements Recognizer {
           labels.filter((l) => !texts.has(l.box) || l.price !== null || /[\p{L}\p{N}]{2}/u.test(l.nameText)),
         );
         mark('packPrint');
+        // The print too is read in the shelf's currency, which it may settle itself (D392).
+        this.withShelfCurrency([...labels, ...prints], entries);
         const given = this.printOverLabels(prints, labels, texts, entries, grey.height);
         // Print no label took that names its entry as surely as the detector's print on the labels'
         // own pass must (below): a pack whose label was not found. It goes last, so a label naming the
@@ -651,7 +653,7 @@ export class LocalRecognizer implements Recognizer {
    * which otherwise named a same-named product of another brand priced in pounds, or nothing.
    */
   private withShelfCurrency(labels: Label[], entries: Entry[]): Label[] {
-    const shelf = shelfCurrency(labels, entries);
+    const shelf = shelfCurrency(labels, entries) ?? this.namedCurrency(labels, entries);
     if (!shelf) return labels;
     for (const label of labels) {
       if (!label.price?.currency) {
@@ -664,6 +666,25 @@ export class LocalRecognizer implements Recognizer {
       if ((this.bestEntry({ ...label, price }, entries)?.score ?? 0) >= own) label.price = price;
     }
     return labels;
+  }
+
+  /**
+   * The shelf's currency from what its labels and packs' print name, where no price read says it: the
+   * one currency of three or more entries named outright (printNames), none of another (D392). A wide
+   * shot whose prices are all unread still sells in one currency, and a catalogue spanning countries
+   * holds some products in two ("Evwick Diet Cola", 1.5 L in dollars and 2 L in yen): the shelf's
+   * currency tells which is there.
+   */
+  private namedCurrency(labels: Label[], entries: Entry[]): string | null {
+    if (catalogueCurrencies(entries).size < 2) return null;
+    const named = new Map<string, string>();
+    for (const label of labels) {
+      if (label.price !== null) continue;
+      const best = this.bestEntry(label, entries);
+      if (best?.entry.currency && this.printNames(label, entries)) named.set(best.entry.sku, best.entry.currency);
+    }
+    const currencies = new Set(named.values());
+    return named.size >= 3 && currencies.size === 1 ? [...currencies][0]! : null;
   }
 
   /**
