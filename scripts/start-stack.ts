@@ -35,26 +35,32 @@ if (!process.env.SECRETS_KEY) {
 
 const cleanups: (() => Promise<void>)[] = [];
 const children: ChildProcess[] = [];
-let stopping = false;
+let stopping: Promise<never> | undefined;
 
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    say('stopping...');
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((done) => {
-            if (c.exitCode !== null || c.signalCode !== null) return done();
-            c.once('exit', () => done());
-            c.kill('SIGTERM');
-            setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
-          }),
-      ),
-    );
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => say(`cleanup failed: ${e}`));
-    say('stopped');
-  }
+/**
+ * Stops the stack in order, once: a second signal (the launcher's SIGTERM after a SIGINT sent to the
+ * stack too, a service manager's repeat) waits for the same stop. It used to exit at once, leaving the
+ * worker draining against a Temporal server already gone (it crashed on the lost connection).
+ */
+function shutdown(code: number): Promise<never> {
+  return (stopping ??= stop(code));
+}
+
+async function stop(code: number): Promise<never> {
+  say('stopping...');
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((done) => {
+          if (c.exitCode !== null || c.signalCode !== null) return done();
+          c.once('exit', () => done());
+          c.kill('SIGTERM');
+          setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
+        }),
+    ),
+  );
+  for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => say(`cleanup failed: ${e}`));
+  say('stopped');
   process.exit(code);
 }
 process.on('SIGINT', () => void shutdown(0));
