@@ -446,8 +446,7 @@ export class LocalRecognizer implements Recognizer {
    * three quarters of its words or more, or by its brand and its whole name (a pack prints no size in
    * large type: "SHOPWISE Bathroom Mousse" is 3 of 5 words of Shopwise Bathroom Mousse 500ml).
    */
-  private printNames(print: Label, entries: Entry[]): boolean {
-    const best = this.bestEntry(print, entries);
+  private printNames(print: Label, entries: Entry[], best = this.bestEntry(print, entries)): boolean {
     if (!best || !this.namesOne(print, entries, best)) return false;
     if (best.score >= 0.75) return true;
     const text = tokens(print.nameText);
@@ -681,7 +680,7 @@ export class LocalRecognizer implements Recognizer {
     for (const label of labels) {
       if (label.price !== null) continue;
       const best = this.bestEntry(label, entries);
-      if (best?.entry.currency && this.printNames(label, entries)) named.set(best.entry.sku, best.entry.currency);
+      if (best?.entry.currency && this.printNames(label, entries, best)) named.set(best.entry.sku, best.entry.currency);
     }
     const currencies = new Set(named.values());
     return named.size >= 3 && currencies.size === 1 ? [...currencies][0]! : null;
