@@ -31,7 +31,10 @@ const raised = JSON.parse(readFileSync(`${dir}/shelf-05.json`, 'utf8')) as Shelf
 // the catalogue) and a jar's window "Strawberry Jam" (the catalogue holds one in dollars and one in
 // yen). Main before D383 found 3 of its 12 products and the yen jam, which is not there; taking the
 // brand run together and the shelf's currency from its one named label and its prices' cents gives 5,
-// and looking for the packs' print at 1280 px, where the bottom shelf's 8–10 px names show, 8.
+// and looking for the packs' print at 1280 px, where the bottom shelf's 8–10 px names show, 8. Cocoa
+// Powder's four facings each read differently ("Litte Acom Caesa Peeder", "Litln kcor Cucue Peuder"):
+// read together in the catalogue's spelling they show its brand and "powder", which no other Little
+// Acorn product has (D394), 9.
 const dollars = JSON.parse(readFileSync(`${dir}/shelf-02.json`, 'utf8')) as ShelfTruth;
 // And its shelf-12: a euro shelf whose packs' white faces were taken for paper and read as their names,
 // so its paper was not mostly nameless and the packs' print was never read, though two labels showed a
@@ -43,7 +46,8 @@ const faces = JSON.parse(readFileSync(`${dir}/shelf-12.json`, 'utf8')) as ShelfT
 // its 8 products found; a word of one brand read beside the name names that brand's, 6. No price on
 // it is read, and its packs print "Evwick Diet Cola", which the catalogue holds at 1.5 L in dollars
 // and at 2 L in yen: four entries named outright, all in dollars, make it a dollar shelf, and the
-// print names the 1.5 L (D392), 7.
+// print names the 1.5 L (D392), 7. Strawberry Jam's five facings read "Strauberry Jan", "W&Vance strbery"
+// and so on, none naming it: read together (D394), 8.
 const shared = JSON.parse(readFileSync(`${dir}/shelf-11.json`, 'utf8')) as ShelfTruth;
 // And its shelf-07: a 1350 × 2400 portrait whose labels are 40 px tall; the packs' white faces read as
 // their names outnumber its nameless labels, and no label's price was read. Main before D387 found 7
@@ -83,14 +87,14 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
       pricesRight: 5,
     },
     {
-      what: "names a pack by its brand run together, and a shelf's currency by its one named label and its prices' cents",
+      what: "names a pack by its brand run together, a shelf's currency by its one named label and its prices' cents, and a pack by its facings' print read together",
       shelf: dollars,
-      found: 8,
+      found: 9,
     },
     {
-      what: "names a name two brands share by the one brand word read beside it, and a size by the shelf's currency its names say",
+      what: "names a name two brands share by the one brand word read beside it, a size by the shelf's currency its names say, and a pack by its facings' print read together",
       shelf: shared,
-      found: 7,
+      found: 8,
     },
     {
       what: "reads the packs' print where most nameless labels are too small to read, at four fifths of a tall photo's side",

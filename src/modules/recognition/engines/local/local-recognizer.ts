@@ -39,6 +39,7 @@ import {
 } from './catalogue-naming.js';
 import { readTagPrice } from './tag-price.js';
 import { productRows, shelfRows } from './shelf-rows.js';
+import { catalogueWords, facingRuns, inCatalogueSpelling } from './facing-reads.js';
 import { count, mark, profileEnd, profileStart, profiling } from './stage-profile.js';
 
 /** `currency`: the shelf's, for a label whose own price was not read (shelfCurrency). */
@@ -326,6 +327,8 @@ export class LocalRecognizer implements Recognizer {
     const products: RecognizedProduct[] = [];
     const shelfBoxes = labels.map((l) => l.box);
     const texts = new Set<Box>(byText);
+    // Print named by its facings read together (readFacingsTogether), which one reading alone does not name.
+    let facings = new Set<Label>();
     const printRead = this.printOverLabels(
       labels.filter((l) => texts.has(l.box)),
       labels,
@@ -358,12 +361,13 @@ export class LocalRecognizer implements Recognizer {
         mark('packPrint');
         // The print too is read in the shelf's currency, which it may settle itself (D392).
         this.withShelfCurrency([...labels, ...prints], entries);
+        facings = this.readFacingsTogether(prints, entries);
         const given = this.printOverLabels(prints, labels, texts, entries, grey.height);
         // Print no label took that names its entry as surely as the detector's print on the labels'
         // own pass must (below): a pack whose label was not found. It goes last, so a label naming the
         // same entry gives the product (D379).
         for (const print of prints)
-          if (!given.has(print) && this.printNames(print, entries)) {
+          if (!given.has(print) && (facings.has(print) || this.printNames(print, entries))) {
             labels.push(print);
             texts.add(print.box);
           }
@@ -418,7 +422,7 @@ export class LocalRecognizer implements Recognizer {
       // Print found by the text detector may be a pack's (its brand and name, no price) above its own
       // label: one product, the label's. Without a price, it must name its entry outright.
       if (texts.has(label.box)) {
-        if (!label.price && !this.printNames(label, entries)) continue;
+        if (!label.price && !facings.has(label) && !this.printNames(label, entries)) continue;
         const same = products.findIndex((p) => p.sku !== null && p.sku === product.sku);
         if (same >= 0) {
           if (products[same]!.price === null && product.price !== null) products[same] = product;
@@ -569,6 +573,54 @@ export class LocalRecognizer implements Recognizer {
       groups.map((g) => g.lines),
     );
     return groups.map((g, i) => ({ box: g, nameText: nameOf(read[i]!.replace(/\n/g, ' ')), price: null, lines: [] }));
+  }
+
+  /**
+   * Print on several facings of one pack, misread differently on each (D394): each reading that names
+   * nothing is put in the catalogue's spelling (inCatalogueSpelling), and facings side by side whose
+   * readings so spelt name one entry first (facingRuns) are read together. Where all their words
+   * name that entry, they become each one's text, and the print is taken as that product's as print
+   * naming it outright is (printNames). Two facings or more agreeing is what lets less than that name
+   * it: the entry's whole brand and a word of its name no other entry of the brand has (D381), or a
+   * whole name only it has (D379), which one pack's print gives only to the label under it.
+   */
+  private readFacingsTogether(prints: Label[], entries: Entry[]): Set<Label> {
+    const read = new Set<Label>();
+    const words = catalogueWords(entries);
+    const candidates = prints
+      .filter((p) => !p.price && !this.printNames(p, entries))
+      .map((print) => {
+        const spelt = { ...print, nameText: inCatalogueSpelling(print.nameText, words) };
+        return { print, spelt, best: this.bestEntry(spelt, entries) };
+      })
+      .filter((c) => (c.best?.score ?? 0) >= 0.25);
+    const runs = facingRuns(
+      candidates,
+      (c) => c.print.box,
+      (a, b) => a.best!.entry.sku === b.best!.entry.sku,
+    );
+    for (const run of runs) {
+      const together = { ...run[0]!.spelt, nameText: run.map((c) => c.spelt.nameText).join(' ') };
+      const best = this.bestEntry(together, entries);
+      if (best?.entry.sku !== run[0]!.best!.entry.sku) continue;
+      // distinctName is looked for here whatever the token share: the brand's words read beside a whole
+      // name take that share past where bestEntry looks for it.
+      const currency = this.labelCurrency(together, entries);
+      const inCurrency = entries.filter((e) => pricedIn(e, currency));
+      const [text, squashed] = [tokens(together.nameText), squash(together.nameText)];
+      const distinct = distinctName(text, squashed, inCurrency);
+      const named =
+        this.printNames(together, entries, best) ||
+        brandAndOwnWord(text, squashed, inCurrency)?.entry === best.entry ||
+        (distinct?.entry === best.entry && !showsOtherBrand(text, squashed, distinct, entries));
+      if (!named) continue;
+      for (const c of run) {
+        c.print.nameText = together.nameText;
+        read.add(c.print);
+      }
+      count('facingsReadTogether', run.length);
+    }
+    return read;
   }
 
   /**
