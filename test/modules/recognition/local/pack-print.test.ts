@@ -12,7 +12,8 @@ import { shelfInput } from '../../../helpers/shelf-photos.js';
 // few pixels tall and reads as nothing; the packs over them print their brand and name large. Main
 // before D377 named 2 of its 12 products (the two whose labels could be read); naming a label from
 // its packs' print gave 6 (D378), and print showing the one catalogue entry's whole name without its
-// brand ("BROWN SAUCE") naming that entry gives 9 (D379), with nothing named that is not there.
+// brand ("BROWN SAUCE") naming that entry gives 9 (D379), with nothing named that is not there; print
+// and label read together in the catalogue's spelling where as read they name nothing (D395), 12.
 const dir = resolve(import.meta.dirname, '../../../fixtures/third-generator-tune');
 const catalogue = JSON.parse(readFileSync(`${dir}/catalogue.json`, 'utf8')) as CatalogueEntry[];
 const truth = JSON.parse(readFileSync(`${dir}/shelf-08.json`, 'utf8')) as ShelfTruth;
@@ -34,7 +35,8 @@ const raised = JSON.parse(readFileSync(`${dir}/shelf-05.json`, 'utf8')) as Shelf
 // and looking for the packs' print at 1280 px, where the bottom shelf's 8–10 px names show, 8. Cocoa
 // Powder's four facings each read differently ("Litte Acom Caesa Peeder", "Litln kcor Cucue Peuder"):
 // read together in the catalogue's spelling they show its brand and "powder", which no other Little
-// Acorn product has (D394), 9.
+// Acorn product has (D394), 9. Red Kidney Beans' print reads "EHOPWISE Red" over a label at $1.59, its
+// price: spelt "shopwise red" (D395), its brand and price name it, 10.
 const dollars = JSON.parse(readFileSync(`${dir}/shelf-02.json`, 'utf8')) as ShelfTruth;
 // And its shelf-12: a euro shelf whose packs' white faces were taken for paper and read as their names,
 // so its paper was not mostly nameless and the packs' print was never read, though two labels showed a
@@ -72,7 +74,11 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
 
   // Each photo: what it must find at least, and price right where its change was about prices.
   const cases: { what: string; shelf: ShelfTruth; found: number; pricesRight?: number }[] = [
-    { what: "names products from their packs' print over the labels", shelf: truth, found: 8 },
+    {
+      what: "names products from their packs' print over the labels, read in the catalogue's spelling",
+      shelf: truth,
+      found: 12,
+    },
     { what: "reads the packs' print where two labels show a price and no name", shelf: faces, found: 7 },
     {
       what: "prices a pack's print with the label below it a shelf's height away, and names a size by the price shown",
@@ -89,7 +95,7 @@ describe('local recognizer on a wide shot whose labels are too small to read', (
     {
       what: "names a pack by its brand run together, a shelf's currency by its one named label and its prices' cents, and a pack by its facings' print read together",
       shelf: dollars,
-      found: 9,
+      found: 10,
     },
     {
       what: "names a name two brands share by the one brand word read beside it, a size by the shelf's currency its names say, and a pack by its facings' print read together",

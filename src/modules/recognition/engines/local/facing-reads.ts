@@ -10,11 +10,18 @@ import type { Box } from './ocr-pool.js';
  * their spelling, and the runs of facings.
  */
 
-/** Every word of the catalogue's brands and names, three letters or more and not a number. */
+const wordsOf = new WeakMap<IndexedEntry[], string[]>();
+
+/** Every word of the catalogue's brands and names, three letters or more and not a number (worked out once a catalogue). */
 export function catalogueWords(entries: IndexedEntry[]): string[] {
-  const words = new Set<string>();
-  for (const e of entries) for (const t of e.tokens) if (t.length >= 3 && /[a-z]/.test(t)) words.add(t);
-  return [...words];
+  let words = wordsOf.get(entries);
+  if (!words) {
+    const all = new Set<string>();
+    for (const e of entries) for (const t of e.tokens) if (t.length >= 3 && /[a-z]/.test(t)) all.add(t);
+    words = [...all];
+    wordsOf.set(entries, words);
+  }
+  return words;
 }
 
 /** Levenshtein distance of a and b, or `cap + 1` once it is certain to exceed cap. */

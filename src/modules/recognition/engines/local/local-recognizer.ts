@@ -544,8 +544,13 @@ export class LocalRecognizer implements Recognizer {
         )
       )
         continue;
-      const both = `${print.nameText} ${below.nameText}`.trim();
-      if (!namesOne({ ...below, nameText: both })) continue;
+      let both = `${print.nameText} ${below.nameText}`.trim();
+      if (!namesOne({ ...below, nameText: both })) {
+        const spelt = inCatalogueSpelling(both, catalogueWords(entries));
+        if (!namesOne({ ...below, nameText: spelt })) continue;
+        both = spelt;
+        count('printOverLabelSpelt');
+      }
       below.nameText = both;
       given.add(print);
       count('printOverLabel');
