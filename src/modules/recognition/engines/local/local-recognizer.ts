@@ -448,14 +448,24 @@ export class LocalRecognizer implements Recognizer {
   /**
    * Print without a price that is a product on its own (a pack's): it names one entry (namesOne), by
    * three quarters of its words or more, or by its brand and its whole name (a pack prints no size in
-   * large type: "SHOPWISE Bathroom Mousse" is 3 of 5 words of Shopwise Bathroom Mousse 500ml).
+   * large type: "SHOPWISE Bathroom Mousse" is 3 of 5 words of Shopwise Bathroom Mousse 500ml), or by a
+   * whole name no other entry has (distinctName, D379) however many of its words that is (D396: "Rubber
+   * Gloves Medium 3 pes" is 3 of 5 words of Selton Rubber Gloves Medium 3 pcs, which bestEntry takes
+   * as its token share, 0.6, without looking for the name only it has).
    */
   private printNames(print: Label, entries: Entry[], best = this.bestEntry(print, entries)): boolean {
     if (!best || !this.namesOne(print, entries, best)) return false;
     if (best.score >= 0.75) return true;
     const text = tokens(print.nameText);
     const squashed = squash(print.nameText);
-    return showsBrand(text, squashed, best) && showsName(text, squashed, best);
+    if (showsBrand(text, squashed, best) && showsName(text, squashed, best)) return true;
+    const currency = this.labelCurrency(print, entries);
+    const distinct = distinctName(
+      text,
+      squashed,
+      entries.filter((e) => pricedIn(e, currency)),
+    );
+    return distinct?.entry === best.entry && !showsOtherBrand(text, squashed, distinct, entries);
   }
 
   /**
