@@ -20,23 +20,30 @@ export function nearlyEqual(a: string, b: string): boolean {
   return a.slice(i + 1) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i) || a.slice(i) === b.slice(i + 1);
 }
 
-/** Levenshtein distance of two words is two or less (a banded table: only cells within two of the diagonal). */
-function withinTwo(a: string, b: string): boolean {
-  if (a === b) return true;
+/** Levenshtein distance of two words is two or less. */
+const withinTwo = (a: string, b: string) => editDistance(a, b, 2) <= 2;
+
+/**
+ * Levenshtein distance of two words where it is `cap` or less, else `cap + 1` (a banded table: only
+ * cells within `cap` of the diagonal, given up once a row holds nothing under it).
+ */
+export function editDistance(a: string, b: string, cap: number): number {
+  if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
   const n = b.length;
   let prev = Array.from({ length: n + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    const row = new Array<number>(n + 1).fill(3);
+    const row = new Array<number>(n + 1).fill(cap + 1);
     row[0] = i;
     let best = i;
-    for (let j = Math.max(1, i - 2); j <= Math.min(n, i + 2); j++) {
+    for (let j = Math.max(1, i - cap); j <= Math.min(n, i + cap); j++) {
       row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
       best = Math.min(best, row[j]!);
     }
-    if (best > 2) return false;
+    if (best > cap) return cap + 1;
     prev = row;
   }
-  return prev[n]! <= 2;
+  return Math.min(prev[n]!, cap + 1);
 }
 
 /** The word is among the text's, or one is it misread by a letter (nearlyEqual). */

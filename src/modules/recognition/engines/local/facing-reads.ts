@@ -1,5 +1,6 @@
 import { tokens, type IndexedEntry } from '../../catalogue-matcher.js';
 import { cx, cy, h, w } from './boxes.js';
+import { editDistance } from './catalogue-naming.js';
 import type { Box } from './ocr-pool.js';
 
 /**
@@ -24,23 +25,6 @@ export function catalogueWords(entries: IndexedEntry[]): string[] {
   return words;
 }
 
-/** Levenshtein distance of a and b, or `cap + 1` once it is certain to exceed cap. */
-function distance(a: string, b: string, cap: number): number {
-  if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let least = i;
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      least = Math.min(least, row[j]!);
-    }
-    if (least > cap) return cap + 1;
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
 /**
  * The text's words in the catalogue's spelling: each word of three letters or more becomes the one
  * catalogue word nearest it, where that is at most two fifths of the longer word's letters away (one
@@ -58,7 +42,7 @@ export function inCatalogueSpelling(text: string, words: readonly string[]): str
     let tied = false;
     for (const t of words) {
       const cap = Math.max(1, Math.floor(0.4 * Math.max(t.length, word.length)));
-      const d = distance(word, t, cap);
+      const d = editDistance(word, t, cap);
       if (d > cap) continue;
       if (d < least) [best, least, tied] = [t, d, false];
       else if (d === least && t !== best) tied = true;
@@ -69,10 +53,10 @@ export function inCatalogueSpelling(text: string, words: readonly string[]): str
 }
 
 /**
- * Groups of items standing as facings of one pack: on one row (middles within half the lower one's
- * height), of about one size (heights and widths within half again of each other), each within one
- * and a half of the wider one's widths of the next, and `same` said of each neighbouring pair. Only
- * groups of two or more are returned.
+ * Groups of items standing as facings of one pack: on one row (middles within half the taller one's
+ * height), of about one size (heights and widths within twice each other: the detector may box a
+ * facing's print with a line more or less), each within one and a half of the wider one's widths of
+ * the next, and `same` said of each neighbouring pair. Only groups of two or more are returned.
  */
 export function facingRuns<T>(items: T[], boxOf: (item: T) => Box, same: (a: T, b: T) => boolean): T[][] {
   const parent = items.map((_, i) => i);

@@ -458,8 +458,20 @@ export class LocalRecognizer implements Recognizer {
     if (best.score >= 0.75) return true;
     const text = tokens(print.nameText);
     const squashed = squash(print.nameText);
-    if (showsBrand(text, squashed, best) && showsName(text, squashed, best)) return true;
-    const currency = this.labelCurrency(print, entries);
+    return (
+      (showsBrand(text, squashed, best) && showsName(text, squashed, best)) ||
+      this.distinctlyNamed(print, entries, best)
+    );
+  }
+
+  /**
+   * The text shows a whole name no other entry of its currency has, that of `best`, and no word of
+   * another brand (distinctName, D379), at whatever share of the entry's words.
+   */
+  private distinctlyNamed(l: Label, entries: Entry[], best: Entry): boolean {
+    const text = tokens(l.nameText);
+    const squashed = squash(l.nameText);
+    const currency = this.labelCurrency(l, entries);
     const distinct = distinctName(
       text,
       squashed,
@@ -618,16 +630,18 @@ export class LocalRecognizer implements Recognizer {
       const together = { ...run[0]!.spelt, nameText: run.map((c) => c.spelt.nameText).join(' ') };
       const best = this.bestEntry(together, entries);
       if (best?.entry.sku !== run[0]!.best!.entry.sku) continue;
-      // distinctName is looked for here whatever the token share: the brand's words read beside a whole
-      // name take that share past where bestEntry looks for it.
+      // Beside printNames, which asks namesOne's margin over the next entry too, what two facings or
+      // more may name by without it (D394).
       const currency = this.labelCurrency(together, entries);
-      const inCurrency = entries.filter((e) => pricedIn(e, currency));
-      const [text, squashed] = [tokens(together.nameText), squash(together.nameText)];
-      const distinct = distinctName(text, squashed, inCurrency);
+      const own = brandAndOwnWord(
+        tokens(together.nameText),
+        squash(together.nameText),
+        entries.filter((e) => pricedIn(e, currency)),
+      );
       const named =
         this.printNames(together, entries, best) ||
-        brandAndOwnWord(text, squashed, inCurrency)?.entry === best.entry ||
-        (distinct?.entry === best.entry && !showsOtherBrand(text, squashed, distinct, entries));
+        own?.entry === best.entry ||
+        this.distinctlyNamed(together, entries, best);
       if (!named) continue;
       for (const c of run) {
         c.print.nameText = together.nameText;
