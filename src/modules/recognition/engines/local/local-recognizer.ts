@@ -4,7 +4,7 @@ import { indexCatalogue, tokens, type IndexedEntry } from '../../catalogue-match
 import type { CatalogueEntry, ProductBox, RecognizedProduct, RecognizeInput, Recognizer } from '../../recognizer.js';
 import { readRegions, readShelf, type FoundBarcode } from './barcodes.js';
 import { countPacks, packMask, placeInRow, shelfAbove } from './facings.js';
-import { findLabelBoxes } from './label-finder.js';
+import { findPaper } from './label-finder.js';
 import type { PaddleOcr } from './paddle/paddle-ocr.js';
 import { readLabelInBox } from './paddle/paddle-tag-prices.js';
 import { findTextLabels, type TextLabel } from './text-label-finder.js';
@@ -187,11 +187,13 @@ function catalogueCurrencies(entries: Entry[]): Set<string> {
  * not its name: where that price is exactly the named entry's expected price, and no other unpriced
  * product near the label has that price, the label is the product's (D382). The label gives its price
  * and is no product of its own (it named nothing). Near: the label's middle within the product's
- * columns (a facing either side) and not above the product's top.
+ * columns (a facing either side) and not above the product's top. `priced` hears of each pair: the
+ * product stands on that label's shelf edge (D398).
  */
 export function pricedByUnnamedLabels(
   products: RecognizedProduct[],
   bySku: Map<string, CatalogueEntry>,
+  priced: (product: RecognizedProduct, label: RecognizedProduct) => void = () => {},
 ): RecognizedProduct[] {
   const taken = new Set<RecognizedProduct>();
   for (const u of products) {
@@ -222,6 +224,7 @@ export function pricedByUnnamedLabels(
     });
     taken.add(p);
     taken.add(u);
+    priced(p, u);
   }
   return products.filter((p) => !(p.sku === null && taken.has(p)));
 }
@@ -265,7 +268,7 @@ export class LocalRecognizer implements Recognizer {
     const photo = await decodePhoto(input.image);
     mark('decode');
     checkpoint();
-    const paper = await findLabelBoxes(photo);
+    const { paper, onStrips } = await findPaper(photo);
     mark('paper');
     checkpoint();
     const grey = greenChannel(photo);
@@ -275,7 +278,7 @@ export class LocalRecognizer implements Recognizer {
     checkpoint();
     const byBars = await labelsFromBars(
       photo,
-      bars.filter((b) => !paper.some((k) => holds(k, b))),
+      bars.filter((b) => ![...paper, ...onStrips].some((k) => holds(k, b))),
     );
     mark('bars');
     checkpoint();
@@ -283,9 +286,13 @@ export class LocalRecognizer implements Recognizer {
     // Labels on the shelf edges that neither found (white paper meeting a pale wall above it, dark
     // labels whose symbol was not seen): a few ms on the quarter-size copy (D379). An edge's box that
     // may be cut short (a label taller than its edge) gives way to the detector's print there.
-    const edges = (await labelsOnShelfEdges(photo)).filter(
-      (e) => !found.some((k) => centreInside(e, k, 0) || centreInside(k, e, 0)),
-    );
+    // White labels on a yellow edge (findPaper's onStrips) are such labels too, found whole.
+    const edges = [
+      ...onStrips.map((b) => ({ ...b, cut: false })),
+      ...(await labelsOnShelfEdges(photo)).filter(
+        (e) => ![...found, ...onStrips].some((k) => centreInside(e, k, 0) || centreInside(k, e, 0)),
+      ),
+    ];
     const whole = edges.filter((e) => !e.cut);
     mark('edges');
     checkpoint();
@@ -437,6 +444,11 @@ export class LocalRecognizer implements Recognizer {
       pricedByUnnamedLabels(
         [...products, ...this.unlabelled(barcodes, labels, products, entries, grey.width, grey.height)],
         bySku,
+        // Its row is the label's: the print that named it may stand high above (D398).
+        (product, label) => {
+          const box = this.labelBoxes.get(label);
+          if (box) this.labelBoxes.set(product, box);
+        },
       ),
     );
     // Each price as its entry says it can be read (a lost decimal point, a size read as a price),
