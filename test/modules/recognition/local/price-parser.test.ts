@@ -355,4 +355,34 @@ describe('label price parser', () => {
       discountedPrice: null,
     });
   });
+  it('reads the offers of the third generator’s labels as printed in full (D399)', () => {
+    const pair = (text: string) => {
+      const r = parseLabelPrices(text);
+      return [r?.price ?? null, r?.discountedPrice ?? null];
+    };
+    // A multi-buy written with a slash before its total's sign; a date's slashes are no deal.
+    assert.deepEqual(pair('SHOPWISE SWEET CHILLI SAUCE 8.5 FL OZ 29.3¢/fl oz 17-5-2 3/$5 Reg. $2.49'), [2.49, 1.67]);
+    assert.deepEqual(pair('MULTIBUY SHOPWISE APRICOT CONSERVE 12 OZ 21.6¢/oz 2-3-12 2/$4 Single $2.59'), [2.59, 2]);
+    assert.deepEqual(pair('LINWELL PASTA SAUCE 250ML 21/07/26 0,79 €'), [0.79, null]);
+    // What an offer saves is neither of its prices.
+    assert.deepEqual(pair('SAVE 0,40 € Everyday Basics Penne Rigate 500g 15-1-9 WAS 1,19 € Now 0,79 €'), [1.19, 0.79]);
+    // A yen deal's total keeps its thousands (it was read as ¥1.02).
+    assert.deepEqual(
+      pair('MIX & MATCH Heather Kitchen Fruit & Nut Muesli 375g ¥114/100g 3 FOR ¥1,020 Single ¥428'),
+      [428, 340],
+    );
+    // A price by the metre.
+    assert.deepEqual(pair('Everyday Basics Aluminium Foil 10m ¥21/m 9-1-12 ¥208 Loyalty Price ¥168'), [208, 168]);
+    // Beside a deal, a price by the piece or by the measure is not the offer: the deal's price each is.
+    assert.deepEqual(
+      pair('MIX & MATCH VELHOLM LAUNDRY CAPSULES 38 PACK 0,27 € each 21/09/25 2 for 18 € 10,29 €'),
+      [10.29, 9],
+    );
+    assert.deepEqual(
+      pair('MIX & MATCH MEADOW & PLATT SWEET CHILLI SAUCE 500G 100g ¥78 Any 3 for ¥900 ¥388 each'),
+      [388, 300],
+    );
+    // A deal in pence.
+    assert.deepEqual(pair('Copperleaf Still Water 1.5L 50p each 2 for 60p'), [0.5, 0.3]);
+  });
 });

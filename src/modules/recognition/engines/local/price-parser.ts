@@ -27,8 +27,11 @@ const AMOUNT =
  */
 const SPACED =
   /(?<cur1>[£$€])\s?(?<int>\d{1,3}) (?<dec>\d{2})(?![\d.,]?\d)|(?<![\d.,])(?<int2>\d{1,3}) (?<dec2>\d{2})\s?€|(?<![\d.,])(?<int3>\d{1,3}), (?<dec3>\d{2})(?![\d.,]?\d)/g;
-// "for" as OCR reads it in small print: tor, f0r.
-const MULTI = /(?<qty>\d{1,2})\s*[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?\s?(?<int>\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円)?/;
+// "for" as OCR reads it in small print: tor, f0r; or a slash before the total's sign, as US shelves
+// print it (`3/$5`; the sign tells it from a date, `21/07/26`). A yen total keeps its thousands
+// (`3 for ¥1,020` was read as 1.02, D399).
+const MULTI =
+  /(?<qty>\d{1,2})\s*(?:[fFtT][oO0][rR]\s*(?<cur>[£$€¥])?|\/\s?(?<slashCur>[£$€¥]))\s?(?<int>\d{1,3}(?:,\d{3})+(?![.,]?\d)|\d{1,5})(?:[.,](?<dec>\d{2}))?(?:\s?円|(?<pence>p)\b)?/;
 /**
  * A multi-buy whose quantity OCR could not read: the deal's big digit read as a letter or two (`i for£3`,
  * `ie for $4`, `Stor 4200]`), so "2 for $4 $2.99 each" gave no offer at all (D362).
@@ -56,10 +59,13 @@ function round2(v: number) {
  */
 function unitPrice(text: string, start: number, end: number): boolean {
   return (
-    /^\s?(?:[pno]er\b|\/\s?\d*\s?(?:k?g|m?l|cl|ltr|lb|oz)\b)/i.test(text.slice(end)) ||
+    /^\s?(?:[pno]er\b|\/\s?\d*\s?(?:k?g|m?l|cl|ltr|lb|oz|m)\b)/i.test(text.slice(end)) ||
     /\d\s?(?:k?g|m?l|cl|l|ltr)\s?=\s?$/i.test(text.slice(0, start))
   );
 }
+
+/** `SAVE 0,40 €`: what an offer saves, beside its two prices, is neither of them (D399). */
+const saving = (text: string, start: number) => /\bSAVE\s?$/i.test(text.slice(Math.max(0, start - 6), start));
 
 /**
  * The price with tax printed beside the price without it (`¥238 incl. tax ¥257`, `¥257 (tax incl.)`,
@@ -119,10 +125,14 @@ function readPrices(text: string): LabelPrice | null {
   const multiBuy = multiMatch
     ? {
         quantity: Number(multiMatch.groups!.qty),
-        total: Number(`${multiMatch.groups!.int}.${multiMatch.groups!.dec ?? '00'}`),
+        // `2 for 60p`: pence.
+        total:
+          Number(`${multiMatch.groups!.int!.replace(/,/g, '')}.${multiMatch.groups!.dec ?? '00'}`) /
+          (multiMatch.groups!.pence ? 100 : 1),
       }
     : null;
-  if (multiMatch?.groups!.cur) currency = SYMBOLS[multiMatch.groups!.cur] ?? null;
+  const multiCur = multiMatch?.groups!.cur ?? multiMatch?.groups!.slashCur;
+  if (multiCur) currency = SYMBOLS[multiCur] ?? null;
   const rest = multiMatch ? normalized.replace(multiMatch[0], ' ') : normalized;
 
   const amounts: number[] = [];
@@ -130,7 +140,7 @@ function readPrices(text: string): LabelPrice | null {
   const withTax: number[] = [];
   for (const m of rest.matchAll(AMOUNT)) {
     const g = m.groups!;
-    if (unitPrice(rest, m.index, m.index + m[0].length)) continue;
+    if (unitPrice(rest, m.index, m.index + m[0].length) || saving(rest, m.index)) continue;
     const yen = g.yen1 ?? g.yen2 ?? g.yen3;
     if ((yen || g.int) && taxIncluded(rest, m.index, m.index + m[0].length)) {
       withTax.push(Number((yen ?? `${g.int}.${g.dec}`).replace(/,/g, '')));
@@ -175,6 +185,12 @@ function readPrices(text: string): LabelPrice | null {
     // Two prices on one label: the first is the old one on WAS/NOW labels; otherwise the higher is regular.
     const [a, b] = amounts as [number, number];
     const [regular, now] = WAS_NOW.test(rest) ? [a, b] : [Math.max(a, b), Math.min(a, b)];
+    // Beside a multi-buy the lower amount is a price by the measure or by the piece (`0,27 € each`,
+    // `100g ¥78`) more often than an offer of its own: the deal's price each is the offer (D399).
+    if (multiBuy && !WAS_NOW.test(rest)) {
+      const each = round2(multiBuy.total / multiBuy.quantity);
+      if (each < regular) return { price: regular, discountedPrice: each, onSale: true, currency, multiBuy };
+    }
     if (!multiBuy && !OFFER.test(rest))
       return { price: regular, discountedPrice: null, onSale: false, currency, multiBuy };
     if (regular !== now) return { price: regular, discountedPrice: now, onSale: true, currency, multiBuy };
