@@ -242,6 +242,15 @@ function colourGap(packs: PackMask, y0: number, y1: number, a: Span, b: Span): n
   return Math.max(...ma.map((v, c) => Math.abs(v - mb[c]!)));
 }
 
+/**
+ * The widest pack whose repeat is looked for, in label heights, and how far either side of the label
+ * the band's profile reaches. The first two generators' packs are about a label height wide; the
+ * third's are 2.5–2.8 at the median. At two and one (before D400) such a pack's own print was taken
+ * for the period: seed 5's Butter Shortbread, 3 facings, counted 34.
+ */
+const WIDEST_PACK = 3;
+const PROFILE_REACH = 2;
+
 /** Facings as windows like the one under the label's middle (see countPacks); null where no pack repeats. */
 function repeatedPacks(packs: PackMask, label: Box, row: RowPlace, top: number | null): Counted | null {
   const { width, fx, fy } = packs;
@@ -253,8 +262,8 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace, top: number |
   const hi = Math.min(width, Math.round(row.rightMiddle / fx));
   const middle = Math.round((label.x0 + label.x1) / 2 / fx);
   // The pack's width: lags where the band's column profile (mean RGB a column) repeats, around the label.
-  const a0 = Math.max(lo, Math.round((label.x0 - lh) / fx));
-  const n = Math.min(hi, Math.round((label.x1 + lh) / fx)) - a0;
+  const a0 = Math.max(lo, Math.round((label.x0 - PROFILE_REACH * lh) / fx));
+  const n = Math.min(hi, Math.round((label.x1 + PROFILE_REACH * lh) / fx)) - a0;
   if (y1 - y0 < 3 || n < 8) return null;
   const profile = new Float64Array(n * 3);
   for (let y = y0; y < y1; y++)
@@ -265,7 +274,11 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace, top: number |
     for (let x = c; x < n * 3; x += 3) profile[x] -= mean;
   }
   const minLag = Math.max(3, Math.round((0.15 * lh) / fx));
-  const maxLag = Math.min(Math.floor(n / 2), Math.round((2 * lh) / fx));
+  const maxLag = Math.min(Math.floor(n / 2), Math.round((WIDEST_PACK * lh) / fx));
+  // A wider pack is preferred a little (below), by as much as before up to two label heights and no
+  // more past them: scaled to the wider range, the preference halved and the second generator's
+  // narrow packs lost their count to their own print.
+  const preferWide = (lag: number) => 0.05 * Math.min(1, lag / Math.min(maxLag, Math.round((2 * lh) / fx)));
   const energy = profile.reduce((s, v) => s + v * v, 0) || 1;
   const repeat = new Float64Array(maxLag + 2);
   let strongest = -1;
@@ -298,12 +311,12 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace, top: number |
     for (let a = middle - lag; a <= middle; a += step) {
       if (a - lag < 0 || a + 2 * lag > width) continue;
       const score =
-        Math.max(alike(packs, y0, y1, a, a + lag, lag), alike(packs, y0, y1, a, a - lag, lag)) + (0.05 * lag) / maxLag;
+        Math.max(alike(packs, y0, y1, a, a + lag, lag), alike(packs, y0, y1, a, a - lag, lag)) + preferWide(lag);
       if (score > best) [best, start, period] = [score, a, lag];
     }
   }
   if (!period) return null;
-  if (best - (0.05 * period) / maxLag < ALIKE) return { units: 1, extent: null };
+  if (best - preferWide(period) < ALIKE) return { units: 1, extent: null };
   // Windows like it either side, each found within an eighth of a pack of where the last one ends,
   // and not past a neighbouring label's middle: that label's packs stand there. Like the first window
   // or like the last one found: light and the camera's angle change a pack's look along the shelf
