@@ -278,7 +278,8 @@ function repeatedPacks(packs: PackMask, label: Box, row: RowPlace, top: number |
   // A wider pack is preferred a little (below), by as much as before up to two label heights and no
   // more past them: scaled to the wider range, the preference halved and the second generator's
   // narrow packs lost their count to their own print.
-  const preferWide = (lag: number) => 0.05 * Math.min(1, lag / Math.min(maxLag, Math.round((2 * lh) / fx)));
+  const preferredUpTo = Math.min(maxLag, Math.round((2 * lh) / fx));
+  const preferWide = (lag: number) => 0.05 * Math.min(1, lag / preferredUpTo);
   const energy = profile.reduce((s, v) => s + v * v, 0) || 1;
   const repeat = new Float64Array(maxLag + 2);
   let strongest = -1;

@@ -79,14 +79,13 @@ export function regionBoxes(
     const bw = c.x1 - c.x0,
       bh = c.y1 - c.y0;
     const aspect = bw / bh;
-    if (strips && bh >= H * limits.minHeight && (bw > W * 0.5 || aspect > 8))
-      strips.push(toPhotoBox(c, { fx, fy }, photo));
+    const wide = bw > W * 0.5 || aspect > 8;
+    if (strips && wide && bh >= H * limits.minHeight) strips.push(toPhotoBox(c, { fx, fy }, photo));
     if (
       bw < W * 0.04 ||
       bh < H * limits.minHeight ||
-      bw > W * 0.5 ||
+      wide ||
       aspect < limits.minAspect ||
-      aspect > 8 ||
       c.area / (bw * bh) < limits.minFill
     )
       continue;

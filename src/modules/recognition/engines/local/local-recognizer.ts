@@ -287,10 +287,11 @@ export class LocalRecognizer implements Recognizer {
     // labels whose symbol was not seen): a few ms on the quarter-size copy (D379). An edge's box that
     // may be cut short (a label taller than its edge) gives way to the detector's print there.
     // White labels on a yellow edge (findPaper's onStrips) are such labels too, found whole.
+    const known = [...found, ...onStrips];
     const edges = [
       ...onStrips.map((b) => ({ ...b, cut: false })),
       ...(await labelsOnShelfEdges(photo)).filter(
-        (e) => ![...found, ...onStrips].some((k) => centreInside(e, k, 0) || centreInside(k, e, 0)),
+        (e) => !known.some((k) => centreInside(e, k, 0) || centreInside(k, e, 0)),
       ),
     ];
     const whole = edges.filter((e) => !e.cut);
@@ -483,13 +484,14 @@ export class LocalRecognizer implements Recognizer {
   private distinctlyNamed(l: Label, entries: Entry[], best: Entry): boolean {
     const text = tokens(l.nameText);
     const squashed = squash(l.nameText);
-    const currency = this.labelCurrency(l, entries);
-    const distinct = distinctName(
-      text,
-      squashed,
-      entries.filter((e) => pricedIn(e, currency)),
-    );
+    const distinct = distinctName(text, squashed, this.inItsCurrency(l, entries));
     return distinct?.entry === best.entry && !showsOtherBrand(text, squashed, distinct, entries);
+  }
+
+  /** The entries priced in the label's currency (labelCurrency). */
+  private inItsCurrency(l: Label, entries: Entry[]): Entry[] {
+    const currency = this.labelCurrency(l, entries);
+    return entries.filter((e) => pricedIn(e, currency));
   }
 
   /**
@@ -644,11 +646,10 @@ export class LocalRecognizer implements Recognizer {
       if (best?.entry.sku !== run[0]!.best!.entry.sku) continue;
       // Beside printNames, which asks namesOne's margin over the next entry too, what two facings or
       // more may name by without it (D394).
-      const currency = this.labelCurrency(together, entries);
       const own = brandAndOwnWord(
         tokens(together.nameText),
         squash(together.nameText),
-        entries.filter((e) => pricedIn(e, currency)),
+        this.inItsCurrency(together, entries),
       );
       const named =
         this.printNames(together, entries, best) ||

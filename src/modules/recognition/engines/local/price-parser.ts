@@ -131,6 +131,8 @@ function readPrices(text: string): LabelPrice | null {
           (multiMatch.groups!.pence ? 100 : 1),
       }
     : null;
+  // The deal's price each.
+  const each = multiBuy ? round2(multiBuy.total / multiBuy.quantity) : null;
   const multiCur = multiMatch?.groups!.cur ?? multiMatch?.groups!.slashCur;
   if (multiCur) currency = SYMBOLS[multiCur] ?? null;
   const rest = multiMatch ? normalized.replace(multiMatch[0], ' ') : normalized;
@@ -184,13 +186,12 @@ function readPrices(text: string): LabelPrice | null {
   if (amounts.length >= 2) {
     // Two prices on one label: the first is the old one on WAS/NOW labels; otherwise the higher is regular.
     const [a, b] = amounts as [number, number];
-    const [regular, now] = WAS_NOW.test(rest) ? [a, b] : [Math.max(a, b), Math.min(a, b)];
+    const wasNow = WAS_NOW.test(rest);
+    const [regular, now] = wasNow ? [a, b] : [Math.max(a, b), Math.min(a, b)];
     // Beside a multi-buy the lower amount is a price by the measure or by the piece (`0,27 € each`,
     // `100g ¥78`) more often than an offer of its own: the deal's price each is the offer (D399).
-    if (multiBuy && !WAS_NOW.test(rest)) {
-      const each = round2(multiBuy.total / multiBuy.quantity);
-      if (each < regular) return { price: regular, discountedPrice: each, onSale: true, currency, multiBuy };
-    }
+    if (each !== null && !wasNow && each < regular)
+      return { price: regular, discountedPrice: each, onSale: true, currency, multiBuy };
     if (!multiBuy && !OFFER.test(rest))
       return { price: regular, discountedPrice: null, onSale: false, currency, multiBuy };
     if (regular !== now) return { price: regular, discountedPrice: now, onSale: true, currency, multiBuy };
@@ -198,8 +199,7 @@ function readPrices(text: string): LabelPrice | null {
   }
   if (amounts.length === 1) {
     const price = amounts[0]!;
-    if (multiBuy) {
-      const each = round2(multiBuy.total / multiBuy.quantity);
+    if (each !== null) {
       return each < price
         ? { price, discountedPrice: each, onSale: true, currency, multiBuy }
         : { price, discountedPrice: null, onSale: false, currency, multiBuy };
@@ -209,7 +209,7 @@ function readPrices(text: string): LabelPrice | null {
   // Only a multi-buy price: the unit price it implies is all we know.
   return {
     price: null,
-    discountedPrice: round2(multiBuy!.total / multiBuy!.quantity),
+    discountedPrice: each,
     onSale: true,
     currency,
     multiBuy,
